@@ -1,0 +1,373 @@
+import pg from 'pg';
+import {
+  Api,
+  createThrowawayDatabase,
+  freePort,
+  inParallel,
+  runAudit,
+  type ServerProcess,
+  seededRandom,
+  startServer,
+  waitReady,
+} from './lib/harness.js';
+
+/**
+ * Crash safety on PostgreSQL. Runs order load from many traders against a real server process, kills the process
+ * with SIGKILL at random moments, restarts it, and in the end checks the database:
+ *   - every order the server acknowledged (201) is stored, with every trade its response listed;
+ *   - every order is whole: its filled quantity is the sum of its trades, and what it still holds is what it
+ *     reserved for the rest; positions are the sum of their trades;
+ *   - an order in flight when the process died was committed whole or not at all (found by its clientOrderId);
+ *   - every acknowledged cancel is stored;
+ *   - `npm run audit` (all ledger invariants) exits 0.
+ * Exits 1 on any failure.
+ *
+ *   CRASH_DATABASE_URL  PostgreSQL server to create a throw-away database on (default the local test server)
+ *   CRASH_KILLS         how many times the server is killed (default 5)
+ *   CRASH_USERS         traders (default 40)
+ *   CRASH_CONCURRENCY   requests in flight (default 24)
+ *   CRASH_SEED          random seed (default the time)
+ *   CRASH_KEEP          keep the database afterwards (default false)
+ */
+
+const adminUrl = process.env.CRASH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const kills = Number(process.env.CRASH_KILLS ?? 5);
+const userCount = Number(process.env.CRASH_USERS ?? 40);
+const concurrency = Number(process.env.CRASH_CONCURRENCY ?? 24);
+const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+const keep = process.env.CRASH_KEEP === 'true';
+const random = seededRandom(seed);
+const ADMIN = 'crash-admin@example.com';
+
+interface Acknowledged {
+  id: string;
+  clientOrderId: string;
+  tradeIds: string[];
+  filledQuantity: number;
+}
+
+interface PlacedView {
+  id: string;
+  status: string;
+  filledQuantity: number;
+  trades: { id: string }[];
+}
+
+const acknowledged: Acknowledged[] = [];
+const cancelled: string[] = [];
+const inFlight: { round: number; kind: 'order' | 'cancel'; clientOrderId?: string; orderId?: string }[] = [];
+const failures: string[] = [];
+const counts = { requests: 0, rejected: 0 };
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function main(): Promise<number> {
+  log(`crash test: ${kills} kills, ${userCount} traders, ${concurrency} in flight, seed ${seed}`);
+  const database = await createThrowawayDatabase(adminUrl, 'crash');
+  let server: ServerProcess | null = null;
+  try {
+    const start = async () => {
+      const port = await freePort();
+      const started = startServer(port, {
+        DATABASE_URL: database.url,
+        ADMIN_EMAIL: ADMIN,
+        JOBS_ENABLED: 'true',
+        JOB_INTERVAL_MS: '500',
+      });
+      await waitReady(started);
+      return started;
+    };
+    server = await start();
+    const setup = new Api(server.port, 8);
+    const { tokens, optionIds } = await prepare(setup);
+    await setup.close();
+
+    for (let round = 1; round <= kills + 1; round++) {
+      const api = new Api(server.port, concurrency);
+      const last = round > kills;
+      const runFor = last ? 1500 : 1000 + Math.floor(random() * 3000);
+      const stopAt = Date.now() + runFor;
+      const before = acknowledged.length;
+      const load = runLoad(api, round, tokens, optionIds, () => Date.now() > stopAt);
+      if (last) {
+        await load;
+        server.child.kill('SIGTERM');
+        const exit = await server.exited;
+        if (exit.code !== 0) failures.push(`the final graceful stop exited ${exit.code}`);
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, runFor));
+        server.child.kill('SIGKILL');
+        await server.exited;
+        await load;
+      }
+      await api.close();
+      const inFlightNow = inFlight.filter((entry) => entry.round === round).length;
+      log(
+        `round ${round}: ${acknowledged.length - before} orders acknowledged, ` +
+          (last
+            ? 'stopped with SIGTERM'
+            : `SIGKILL after ${runFor} ms with ${inFlightNow} requests in flight`),
+      );
+      if (!last) server = await start();
+    }
+
+    await verify(database.url);
+    const audit = await runAudit({ DATABASE_URL: database.url });
+    log(`npm run audit: exit ${audit.code}\n${audit.output.trim()}`);
+    if (audit.code !== 0) failures.push('npm run audit failed');
+  } finally {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL');
+    }
+    if (keep) log(`database kept: ${database.url}`);
+    else await database.drop();
+  }
+  if (failures.length > 0) {
+    log(`\nFAILED (${failures.length}):\n  ${failures.slice(0, 50).join('\n  ')}`);
+    return 1;
+  }
+  log('\ncrash test passed');
+  return 0;
+}
+
+async function prepare(api: Api): Promise<{ tokens: string[]; optionIds: string[] }> {
+  const admin = await api.ok<{ token: string }>('POST', '/api/auth/register', {
+    body: { email: ADMIN, password: 'crash admin password' },
+  });
+  const optionIds: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const market = await api.ok<{ options: { id: string }[] }>('POST', '/api/admin/events', {
+      token: admin.token,
+      body: {
+        title: `Crash market ${i}`,
+        category: 'cricket',
+        closesAt: new Date(Date.now() + 86_400_000).toISOString(),
+        options: [
+          { label: 'Home', liquidityCents: 50_000 },
+          { label: 'Away', liquidityCents: 50_000 },
+        ],
+        open: true,
+      },
+    });
+    optionIds.push(...market.options.map((option) => option.id));
+  }
+  const tokens: string[] = [];
+  await inParallel(
+    Array.from({ length: userCount }, (_, i) => i),
+    4,
+    async (i) => {
+      const user = await api.ok<{ token: string }>('POST', '/api/auth/register', {
+        body: { email: `crash-${i}@example.com`, password: 'crash trader password' },
+      });
+      tokens.push(user.token);
+    },
+  );
+  return { tokens, optionIds };
+}
+
+/** Mixed trading until `done()`, or until the server goes away; records what was acknowledged and in flight. */
+async function runLoad(
+  api: Api,
+  round: number,
+  tokens: string[],
+  optionIds: string[],
+  done: () => boolean,
+): Promise<void> {
+  const openOrders = new Map<string, string[]>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      while (!done()) {
+        const token = tokens[Math.floor(random() * tokens.length)] as string;
+        const mine = openOrders.get(token) ?? [];
+        const roll = random();
+        if (roll < 0.15 && mine.length > 0) {
+          const orderId = mine.splice(Math.floor(random() * mine.length), 1)[0] as string;
+          const result = await send(() => api.request('DELETE', `/api/limit-orders/${orderId}`, { token }));
+          if (result === 'died') {
+            inFlight.push({ round, kind: 'cancel', orderId });
+            return;
+          }
+          if (result.status === 200) cancelled.push(orderId);
+          continue;
+        }
+        const clientOrderId = `r${round}-w${worker}-${next++}`;
+        const optionId = optionIds[Math.floor(random() * optionIds.length)] as string;
+        const side = random() < 0.5 ? 'YES' : 'NO';
+        const action = roll < 0.3 ? 'SELL' : 'BUY';
+        const quantity = 1 + Math.floor(random() * 5);
+        const market = roll > 0.8;
+        const body = market
+          ? { optionId, side, action, quantity, priceCents: action === 'BUY' ? 90 : 10, clientOrderId }
+          : {
+              optionId,
+              side,
+              action,
+              quantity,
+              limitPriceCents: 35 + Math.floor(random() * 30),
+              clientOrderId,
+            };
+        const result = await send(() =>
+          api.request('POST', market ? '/api/trades' : '/api/limit-orders', { token, body }),
+        );
+        if (result === 'died') {
+          inFlight.push({ round, kind: 'order', clientOrderId });
+          return;
+        }
+        if (result.status === 201) {
+          const placed = result.body as PlacedView;
+          acknowledged.push({
+            id: placed.id,
+            clientOrderId,
+            tradeIds: placed.trades.map((trade) => trade.id),
+            filledQuantity: placed.filledQuantity,
+          });
+          if (placed.status === 'open' || placed.status === 'partially_filled') {
+            openOrders.set(token, [...mine, placed.id]);
+          }
+        } else if (result.status >= 500) {
+          failures.push(
+            `${market ? 'trade' : 'limit order'} ${clientOrderId}: ${result.status} ${JSON.stringify(result.body)}`,
+          );
+        } else {
+          counts.rejected += 1;
+        }
+      }
+    }),
+  );
+}
+
+async function send(
+  request: () => Promise<{ status: number; body: unknown }>,
+): Promise<{ status: number; body: unknown } | 'died'> {
+  counts.requests += 1;
+  try {
+    return await request();
+  } catch {
+    return 'died';
+  }
+}
+
+async function verify(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const orders = await client.query<{
+      id: string;
+      client_order_id: string | null;
+      filled_quantity: string;
+    }>('SELECT id::text, client_order_id, filled_quantity::text FROM orders');
+    const byId = new Map(orders.rows.map((row) => [row.id, row]));
+    const byClientId = new Map(orders.rows.map((row) => [row.client_order_id, row]));
+    const tradeIds = new Set(
+      (await client.query<{ id: string }>('SELECT id::text FROM trades')).rows.map((row) => row.id),
+    );
+
+    let found = 0;
+    for (const order of acknowledged) {
+      const row = byId.get(order.id);
+      if (!row || row.client_order_id !== order.clientOrderId) {
+        failures.push(`acknowledged order ${order.id} (${order.clientOrderId}) is missing`);
+        continue;
+      }
+      found += 1;
+      if (Number(row.filled_quantity) < order.filledQuantity) {
+        failures.push(
+          `order ${order.id} was acknowledged with ${order.filledQuantity} filled, stored ${row.filled_quantity}`,
+        );
+      }
+      const missing = order.tradeIds.filter((id) => !tradeIds.has(id));
+      if (missing.length > 0) failures.push(`order ${order.id}: trades ${missing.join(', ')} are missing`);
+    }
+
+    const halfApplied = await client.query<{ id: string; filled_quantity: string; traded: string }>(`
+      SELECT o.id::text, o.filled_quantity::text, coalesce(sum(t.quantity), 0)::text AS traded
+      FROM orders o LEFT JOIN trades t ON t.order_id = o.id
+      GROUP BY o.id HAVING o.filled_quantity <> coalesce(sum(t.quantity), 0)`);
+    for (const row of halfApplied.rows) {
+      failures.push(`order ${row.id}: filled ${row.filled_quantity} but its trades sum to ${row.traded}`);
+    }
+    const badReservations = await client.query<{ id: string }>(`
+      SELECT id::text FROM orders
+      WHERE (status IN ('open', 'partially_filled') AND action = 'BUY' AND reserved_cents <> price_cents * (quantity - filled_quantity))
+         OR (status NOT IN ('open', 'partially_filled') AND reserved_cents <> 0)`);
+    for (const row of badReservations.rows)
+      failures.push(`order ${row.id}: reservation does not match what is left`);
+    const badPositions = await client.query<{ id: string }>(`
+      SELECT p.id::text FROM positions p
+      LEFT JOIN (
+        SELECT user_id, option_id, side,
+               sum(CASE WHEN action = 'BUY' THEN quantity ELSE -quantity END) AS held
+        FROM trades GROUP BY user_id, option_id, side
+      ) t ON t.user_id = p.user_id AND t.option_id = p.option_id AND t.side = p.side
+      WHERE p.quantity <> coalesce(t.held, 0)`);
+    for (const row of badPositions.rows) failures.push(`position ${row.id} is not the sum of its trades`);
+    const badShareReservations = await client.query<{ id: string }>(`
+      SELECT p.id::text FROM positions p
+      LEFT JOIN (
+        SELECT user_id, option_id, side, sum(quantity - filled_quantity) AS held
+        FROM orders WHERE action = 'SELL' AND status IN ('open', 'partially_filled')
+        GROUP BY user_id, option_id, side
+      ) o ON o.user_id = p.user_id AND o.option_id = p.option_id AND o.side = p.side
+      WHERE p.reserved_quantity <> coalesce(o.held, 0)`);
+    for (const row of badShareReservations.rows) {
+      failures.push(`position ${row.id}: reserved shares do not match its open SELL orders`);
+    }
+
+    const cancelStates = await client.query<{ id: string; status: string }>(
+      'SELECT id::text, status FROM orders WHERE id = ANY($1::bigint[])',
+      [cancelled],
+    );
+    for (const row of cancelStates.rows) {
+      if (row.status !== 'cancelled')
+        failures.push(`cancel of order ${row.id} was acknowledged, status ${row.status}`);
+    }
+
+    const orderInFlight = inFlight.filter((entry) => entry.kind === 'order');
+    const committed = orderInFlight.filter((entry) => byClientId.has(entry.clientOrderId ?? null));
+    const cancelsInFlight = inFlight.filter((entry) => entry.kind === 'cancel');
+    const inFlightCancelStates = await client.query<{ status: string }>(
+      'SELECT status FROM orders WHERE id = ANY($1::bigint[])',
+      [cancelsInFlight.map((entry) => entry.orderId)],
+    );
+    const cancelsApplied = inFlightCancelStates.rows.filter((row) => row.status === 'cancelled').length;
+    const totalTrades = tradeIds.size;
+    log('\nresult');
+    log(`  requests sent                       ${counts.requests}`);
+    log(`  orders acknowledged (201)           ${acknowledged.length}`);
+    log(`  acknowledged orders found           ${found}`);
+    log(
+      `  trades listed in acknowledgements   ${acknowledged.reduce((n, o) => n + o.tradeIds.length, 0)} (all found: ${failures.every((f) => !f.includes('trades'))})`,
+    );
+    log(`  trades in the database              ${totalTrades}`);
+    log(
+      `  cancels acknowledged, stored        ${cancelled.length}, ${cancelStates.rows.filter((r) => r.status === 'cancelled').length}`,
+    );
+    log(`  rejected with a 4xx (rules)         ${counts.rejected}`);
+    log(
+      `  orders in flight at a kill          ${orderInFlight.length}: ${committed.length} committed whole, ` +
+        `${orderInFlight.length - committed.length} absent`,
+    );
+    log(
+      `  cancels in flight at a kill         ${cancelsInFlight.length}: ${cancelsApplied} committed, ${cancelsInFlight.length - cancelsApplied} not`,
+    );
+    log(`  orders whose fills ≠ their trades   ${halfApplied.rows.length}`);
+    log(`  reservations not matching the rest  ${badReservations.rows.length}`);
+    log(`  positions ≠ sum of their trades     ${badPositions.rows.length}`);
+    log(`  share reservations not matching     ${badShareReservations.rows.length}`);
+  } finally {
+    await client.end();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(
+      `crash test error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

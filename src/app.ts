@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { AccountsRepository } from './modules/accounts/repository.js';
+import { accountsRoutes } from './modules/accounts/routes.js';
+import { AccountsService } from './modules/accounts/service.js';
+import { adminRoutes } from './modules/admin/routes.js';
+import { automationRoutes, createAutomation } from './modules/automation/module.js';
+import { competitionsRoutes, createCompetitions } from './modules/competitions/module.js';
+import { FlagsRepository } from './modules/flags/repository.js';
+import { flagsRoutes } from './modules/flags/routes.js';
+import { FlagsService, flagPrerequisites } from './modules/flags/service.js';
+import { createGamification, gamificationModule } from './modules/gamification/module.js';
+import { healthRoutes } from './modules/health/routes.js';
+import { createIntegrations, integrationsRoutes } from './modules/integrations/module.js';
+import { LedgerRepository } from './modules/ledger/repository.js';
+import { seedDemoCatalogue } from './modules/markets/demo.js';
+import { DisputesRepository } from './modules/markets/disputes-repository.js';
+import { MarketsRepository } from './modules/markets/repository.js';
+import { marketsRoutes } from './modules/markets/routes.js';
+import { MarketsService } from './modules/markets/service.js';
+import { NotificationsRepository } from './modules/notifications/repository.js';
+import { notificationsRoutes } from './modules/notifications/routes.js';
+import { NotificationsService } from './modules/notifications/service.js';
+import { createProfile, profileModule } from './modules/profile/module.js';
+import { createSocial, socialModule } from './modules/social/module.js';
+import { StreamHub } from './modules/stream/hub.js';
+import { StreamRepository } from './modules/stream/repository.js';
+import { streamRoutes } from './modules/stream/routes.js';
+import { StreamService } from './modules/stream/service.js';
+import { TradingRepository } from './modules/trading/repository.js';
+import { tradingRoutes } from './modules/trading/routes.js';
+import { TradingService } from './modules/trading/service.js';
+import { webApp } from './modules/web/plugin.js';
+import { createWebhooks, webhooksRoutes } from './modules/webhooks/module.js';
+import { authPlugin } from './platform/auth.js';
+import type { Config } from './platform/config.js';
+import type { Database } from './platform/db/database.js';
+import { registerErrorHandling } from './platform/errors.js';
+import { ErrorBody } from './platform/http.js';
+import { JobRunner } from './platform/jobs.js';
+import { createMetrics, type Metrics, metricsPlugin } from './platform/metrics.js';
+import { rateLimitPlugin } from './platform/rate-limit.js';
+import { installValidators } from './platform/validation.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    jobs: JobRunner;
+  }
+}
+
+export interface AppDependencies {
+  config: Config;
+  database: Database;
+  redis: Redis | null;
+  metrics?: Metrics;
+  /** Where log lines go instead of stdout (tests capture them to check that no secret is logged). */
+  logStream?: { write(line: string): void };
+}
+
+/** How long a closing server keeps reading requests already sent to it, answering them 503. */
+const CLOSE_DRAIN_MS = 250;
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+];
+
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const { config, database } = deps;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+    },
+    genReqId: () => randomUUID(),
+    requestIdHeader: 'x-request-id',
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installValidators(app);
+  // JSON only (multipart where a route says so): any other body type is a 415, not a confusing 400.
+  app.removeContentTypeParser('text/plain');
+  registerErrorHandling(app);
+  // Closing reaps only the keep-alive connections idle at that moment; a response finished afterwards tells its
+  // client to hang up, or its connection would hold the shutdown open until the keep-alive timeout. Before the
+  // reaping, a short pause lets the server read requests already sent on idle connections and answer them 503
+  // (which a client can safely retry) instead of resetting them unread (which leaves a POST in doubt).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    if (app.server.listening) {
+      await new Promise((resolve) => setTimeout(resolve, CLOSE_DRAIN_MS));
+      // One more turn of the event loop, so sockets with data waiting are read even after a long blocking task.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
+  });
+
+  // Infrastructure first, then the areas of the product.
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'https:'],
+        connectSrc: ["'self'"],
+        // Off: over plain http (a LAN address, no TLS proxy) it would send the web app's own files to https.
+        upgradeInsecureRequests: null,
+      },
+    },
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Prediction-market exchange API',
+        version: '1.0.0',
+        description:
+          'Trade YES/NO shares on the options of real-world events. Money is integer cents; prices are ' +
+          'cents 1..99 per share (a YES price p is a NO price 100-p). Errors are `{error, code, details}`. ' +
+          'Lists take `limit` (1..200, default 50) and `cursor` and return `{data, nextCursor}`. ' +
+          'Every response carries RateLimit-Limit/Remaining/Reset headers; a 429 carries Retry-After.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key or a session token' },
+        },
+      },
+    },
+  });
+  app.addSchema(ErrorBody);
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  const metrics = deps.metrics ?? createMetrics();
+  await app.register(metricsPlugin, { metrics });
+  const jobs = new JobRunner(app.log, metrics);
+  app.decorate('jobs', jobs);
+
+  const ledger = new LedgerRepository();
+  const accounts = new AccountsService(database.db, new AccountsRepository(), ledger, config);
+  await accounts.ensureAdmin();
+  const notifications = new NotificationsService(database.db, new NotificationsRepository());
+  const trading = new TradingService(database.db, new TradingRepository(), ledger, config);
+  const markets = new MarketsService(
+    database.db,
+    new MarketsRepository(),
+    new DisputesRepository(),
+    trading,
+    ledger,
+    notifications,
+    config,
+  );
+  jobs.register('expire-orders', () => trading.expireDueOrders());
+  jobs.register('close-events', () => markets.closeDueEvents());
+  jobs.register('settle-events', () => markets.settleDueEvents());
+  const stream = new StreamService(database.db, database, new StreamRepository(), new StreamHub(), app.log);
+  stream.attach(trading);
+  app.addHook('onReady', () => stream.start());
+  app.addHook('onClose', () => stream.stop());
+  if (config.seedDemo && database.kind === 'pglite' && (await markets.isEmpty())) {
+    const loaded = await seedDemoCatalogue(markets);
+    app.log.info({ events: loaded }, 'loaded the demo catalogue');
+  }
+  const gamification = createGamification({ db: database.db, ledger, notifications, jobs, settings: config });
+  const profile = createProfile({ db: database.db, notifications, config });
+  const social = createSocial({ db: database.db, markets, notifications, profile, gamification });
+  const competitions = createCompetitions({
+    db: database.db,
+    ledger,
+    notifications,
+    social,
+    accounts,
+    jobs,
+  });
+  const flags = new FlagsService(database.db, new FlagsRepository(), {
+    refreshMs: config.flagsRefreshMs,
+    prerequisites: flagPrerequisites(config),
+  });
+  const integrations = createIntegrations({ config, db: database.db, flags, log: app.log });
+  const webhooks = createWebhooks({ db: database.db, notifications, jobs, config });
+  const automation = createAutomation({
+    db: database.db,
+    trading,
+    notifications,
+    outbox: webhooks.outbox,
+    flags,
+    jobs,
+    log: app.log,
+    config,
+  });
+
+  await app.register(authPlugin, { resolve: (token) => accounts.resolveCredential(token) });
+  await app.register(rateLimitPlugin, {
+    max: config.rateLimitMax,
+    windowMs: config.rateLimitWindowMs,
+    redis: deps.redis,
+    keyPrefix: config.redisKeyPrefix,
+  });
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request, reply) =>
+    reply
+      .status(404)
+      .send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'NOT_FOUND' }),
+  );
+
+  await app.register(healthRoutes, { database });
+  await app.register(accountsRoutes, { accounts });
+  await app.register(notificationsRoutes, { notifications });
+  await app.register(marketsRoutes, { markets });
+  await app.register(tradingRoutes, { trading, markets });
+  await app.register(adminRoutes, { markets });
+  await app.register(streamRoutes, { stream, resolve: (token) => accounts.resolveCredential(token) });
+  await app.register(gamificationModule, { gamification });
+  await app.register(profileModule, { profile });
+  await app.register(socialModule, { social });
+  await app.register(competitionsRoutes, competitions);
+  await app.register(flagsRoutes, { flags });
+  await app.register(integrationsRoutes, { integrations });
+  await app.register(webhooksRoutes, { webhooks: webhooks.service });
+  await app.register(automationRoutes, automation);
+
+  // Last: the web app's catch-all page route answers only what no API route claims.
+  await app.register(webApp, {});
+
+  if (config.jobsEnabled) {
+    app.addHook('onReady', async () => jobs.start(config.jobIntervalMs));
+  }
+  app.addHook('onClose', async () => jobs.stop());
+  return app;
+}

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import type { Outcome } from '../exchange/positions.js';
+import { AccountsRepository } from '../modules/accounts/repository.js';
+import { LedgerRepository } from '../modules/ledger/repository.js';
+import { seedDemoCatalogue } from '../modules/markets/demo.js';
+import { DisputesRepository } from '../modules/markets/disputes-repository.js';
+import { MarketsRepository } from '../modules/markets/repository.js';
+import { MarketsService, type NewEventInput } from '../modules/markets/service.js';
+import { NotificationsRepository } from '../modules/notifications/repository.js';
+import { NotificationsService } from '../modules/notifications/service.js';
+import { TradingRepository } from '../modules/trading/repository.js';
+import { TradingService } from '../modules/trading/service.js';
+import { loadConfig } from '../platform/config.js';
+import { AppError } from '../platform/errors.js';
+import { openConfiguredDatabase } from '../platform/runtime.js';
+
+const USAGE = `Operator commands: npm run admin -- <command> [arguments]
+
+  events [status]                         list events (all, or one status: draft|open|closed|resolved|settled)
+  show <event>                            one event with its options and prices
+  create-event <file.json | JSON>         create an event (same body as POST /api/admin/events)
+  open <event> | close <event>            open a draft / close trading
+  resolve <event> <option>=<YES|NO|VOID> ...
+                                          resolve every option (option = id or label)
+  settle <event>                          settle now (no pending dispute allowed)
+  disputes [pending|upheld|rejected]      list disputes
+  decide-dispute <id> upheld|rejected [<option>=<OUTCOME> ...] [--note "text"]
+  make-admin <email>                      give an account the admin role
+  seed-demo                               load the demo catalogue
+
+<event> is an event id or slug.`;
+
+const config = loadConfig();
+const database = await openConfiguredDatabase(config);
+const ledger = new LedgerRepository();
+const notifications = new NotificationsService(database.db, new NotificationsRepository());
+const trading = new TradingService(database.db, new TradingRepository(), ledger, config);
+const markets = new MarketsService(
+  database.db,
+  new MarketsRepository(),
+  new DisputesRepository(),
+  trading,
+  ledger,
+  notifications,
+  config,
+);
+
+const print = (value: unknown): void => {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+};
+
+async function outcomesFor(eventRef: string, pairs: string[]) {
+  const event = await markets.adminView(await markets.findEventIdBySlugOrId(eventRef));
+  return pairs.map((pair) => {
+    const [ref, outcome] = pair.split('=');
+    const option = event.options.find((o) => o.id === ref || o.label.toLowerCase() === ref?.toLowerCase());
+    if (!option || !['YES', 'NO', 'VOID'].includes(outcome ?? ''))
+      throw new Error(`cannot read "${pair}": use <option>=YES|NO|VOID`);
+    return { optionId: option.id, outcome: outcome as Outcome };
+  });
+}
+
+async function run(args: string[]): Promise<void> {
+  const [command, ...rest] = args;
+  const event = async () => markets.findEventIdBySlugOrId(rest[0] ?? '');
+  switch (command) {
+    case 'events':
+      return print((await markets.adminList(200, undefined, rest[0])).data);
+    case 'show':
+      return print(await markets.adminView(await event()));
+    case 'create-event': {
+      const source = rest[0] ?? '';
+      const text = source.trim().startsWith('{') ? source : readFileSync(source, 'utf8');
+      return print(await markets.createEvent(JSON.parse(text) as NewEventInput));
+    }
+    case 'open':
+      return print(await markets.openEvent(await event()));
+    case 'close':
+      return print(await markets.closeEvent(await event()));
+    case 'resolve':
+      return print(
+        await markets.resolveEvent(await event(), await outcomesFor(rest[0] ?? '', rest.slice(1))),
+      );
+    case 'settle':
+      return print(await markets.settleEvent(await event()));
+    case 'disputes':
+      return print((await markets.listDisputes((rest[0] as 'pending' | undefined) ?? null, 200)).data);
+    case 'decide-dispute': {
+      const [id, decision, ...more] = rest;
+      const noteAt = more.indexOf('--note');
+      const note = noteAt >= 0 ? more[noteAt + 1] : undefined;
+      const pairs = more.filter((_, i) => noteAt < 0 || (i !== noteAt && i !== noteAt + 1));
+      const dispute = (await markets.listDisputes(null, 200)).data.find((d) => d.id === id);
+      if (!dispute) throw new Error(`no dispute ${id}`);
+      return print(
+        await markets.decideDispute(null, Number(id), {
+          decision: decision as 'upheld' | 'rejected',
+          note,
+          outcomes: pairs.length ? await outcomesFor(dispute.eventId, pairs) : undefined,
+        }),
+      );
+    }
+    case 'make-admin': {
+      const promoted = await new AccountsRepository().promoteToAdmin(
+        database.db,
+        (rest[0] ?? '').toLowerCase(),
+      );
+      return print({ email: rest[0], promoted });
+    }
+    case 'seed-demo':
+      return print({ loaded: await seedDemoCatalogue(markets) });
+    default:
+      process.stdout.write(`${USAGE}\n`);
+      if (command && command !== 'help') process.exitCode = 2;
+  }
+}
+
+try {
+  await run(process.argv.slice(2));
+} catch (error) {
+  const message =
+    error instanceof AppError
+      ? `${error.code}: ${error.message}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  process.stderr.write(`error: ${message}\n`);
+  process.exitCode = 1;
+} finally {
+  await database.close();
+}

@@ -1,0 +1,90 @@
+import { MAX_PRICE, MIN_PRICE, PAYOUT_CENTS } from './money.js';
+
+/**
+ * The house market maker: a logarithmic market scoring rule (LMSR) maker discretised to the 1-cent ladder.
+ *
+ * With liquidity b (cents) and net YES exposure d (YES shares the maker has sold minus NO shares it has sold),
+ * the continuous LMSR price of YES is P(d) = 100·σ(100·d / b), and the exposure at which the price reaches tick t
+ * is Q(t) = (b / 100)·ln(t / (100 − t)). At each tick the maker offers exactly the shares that move its price to
+ * that tick. Every share is sold at a tick at or above its marginal LMSR price and bought at or below it, so the
+ * maker never does worse than continuous LMSR and its worst-case loss stays within b·ln 2.
+ *
+ * The maker holds an inventory of YES or NO shares; its exposure is d = offset + noShares − yesShares, where the
+ * offset sets a starting price other than 50.
+ */
+export interface AmmState {
+  /** Liquidity parameter b in cents; 0 means no house liquidity. */
+  liquidityCents: number;
+  offset: number;
+  yesShares: number;
+  noShares: number;
+}
+
+export function exposure(amm: AmmState): number {
+  return amm.offset + amm.noShares - amm.yesShares;
+}
+
+function boundary(liquidityCents: number, tick: number): number {
+  return (liquidityCents / PAYOUT_CENTS) * Math.log(tick / (PAYOUT_CENTS - tick));
+}
+
+/** Upper exposure boundary of the ask at tick t (rounded down: never sell below the marginal price). */
+function askBoundary(liquidityCents: number, tick: number): number {
+  return Math.floor(boundary(liquidityCents, tick) + 1e-9);
+}
+
+/** Lower exposure boundary of the bid at tick t (rounded up: never buy above the marginal price). */
+function bidBoundary(liquidityCents: number, tick: number): number {
+  return Math.ceil(boundary(liquidityCents, tick) - 1e-9);
+}
+
+/** YES shares the maker sells at YES price `tick` from its current exposure. */
+export function ammAskQuantity(amm: AmmState, tick: number): number {
+  if (amm.liquidityCents <= 0 || tick <= MIN_PRICE - 1 || tick > MAX_PRICE) return 0;
+  const d = exposure(amm);
+  const upper = askBoundary(amm.liquidityCents, tick);
+  const lower = tick === MIN_PRICE ? Number.NEGATIVE_INFINITY : askBoundary(amm.liquidityCents, tick - 1);
+  return Math.max(0, upper - Math.max(lower, d));
+}
+
+/** YES shares the maker buys at YES price `tick` from its current exposure. */
+export function ammBidQuantity(amm: AmmState, tick: number): number {
+  if (amm.liquidityCents <= 0 || tick < MIN_PRICE || tick > MAX_PRICE) return 0;
+  const d = exposure(amm);
+  const lower = bidBoundary(amm.liquidityCents, tick);
+  const upper = tick === MAX_PRICE ? Number.POSITIVE_INFINITY : bidBoundary(amm.liquidityCents, tick + 1);
+  return Math.max(0, Math.min(upper, d) - lower);
+}
+
+/** The maker's quotes: asks ascending and bids descending by YES price, each with its quantity. */
+export function ammLevels(amm: AmmState): { bids: [number, number][]; asks: [number, number][] } {
+  const bids: [number, number][] = [];
+  const asks: [number, number][] = [];
+  if (amm.liquidityCents <= 0) return { bids, asks };
+  for (let tick = MIN_PRICE; tick <= MAX_PRICE; tick++) {
+    const ask = ammAskQuantity(amm, tick);
+    if (ask > 0) asks.push([tick, ask]);
+  }
+  for (let tick = MAX_PRICE; tick >= MIN_PRICE; tick--) {
+    const bid = ammBidQuantity(amm, tick);
+    if (bid > 0) bids.push([tick, bid]);
+  }
+  return { bids, asks };
+}
+
+/** The exposure at which the continuous price equals a starting probability (in whole cents). */
+export function offsetForPrice(liquidityCents: number, yesPrice: number): number {
+  if (liquidityCents <= 0 || yesPrice === 50) return 0;
+  return Math.round(boundary(liquidityCents, yesPrice));
+}
+
+/** The continuous LMSR price of YES in cents (fractional) at the maker's exposure. */
+export function ammPrice(amm: AmmState): number {
+  if (amm.liquidityCents <= 0) return 50;
+  return PAYOUT_CENTS / (1 + Math.exp((-PAYOUT_CENTS * exposure(amm)) / amm.liquidityCents));
+}
+
+/** The worst-case loss of a maker with this liquidity, in cents. */
+export function maxLossCents(liquidityCents: number): number {
+  return liquidityCents * Math.LN2;
+}

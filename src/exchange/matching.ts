@@ -1,0 +1,143 @@
+import { type AmmState, ammAskQuantity, ammBidQuantity } from './lmsr.js';
+import { type Action, MAX_PRICE, MIN_PRICE, type Side } from './money.js';
+import { type BookSide, type OrderBook, type RestingOrder, toLadder } from './order-book.js';
+
+export type FillKind = 'mint' | 'transfer' | 'merge';
+
+export interface IncomingOrder {
+  id: number;
+  userId: number;
+  side: Side;
+  action: Action;
+  /** Worst acceptable price in the order's own side (the most a BUY pays, the least a SELL accepts). */
+  limitPrice: number;
+  quantity: number;
+}
+
+export type Maker = { kind: 'order'; order: RestingOrder } | { kind: 'amm' };
+
+export interface Fill {
+  maker: Maker;
+  makerSide: Side;
+  makerAction: Action;
+  /** Execution price in YES terms: always the resting order's (or the house quote's) price. */
+  yesPrice: number;
+  quantity: number;
+  kind: FillKind;
+}
+
+export interface MatchResult {
+  fills: Fill[];
+  filledQuantity: number;
+  remaining: number;
+  /** The taker's own resting orders met on the way: cancelled, never filled (maker-side self-trade prevention). */
+  selfTradeCancels: RestingOrder[];
+}
+
+export function fillKind(takerAction: Action, makerAction: Action): FillKind {
+  if (takerAction === 'BUY' && makerAction === 'BUY') return 'mint';
+  if (takerAction === 'SELL' && makerAction === 'SELL') return 'merge';
+  return 'transfer';
+}
+
+/**
+ * Matches an incoming order against the book and the house market maker, by price-time priority.
+ * At each price the resting orders fill first, in time order, then the house quote at that price.
+ * Mutates `book` (filled and self-trade-cancelled orders leave it) and `amm` (its inventory moves).
+ * The unfilled remainder is returned; whether it rests or is cancelled is the caller's decision.
+ */
+export function matchOrder(book: OrderBook, amm: AmmState | null, incoming: IncomingOrder): MatchResult {
+  const { bookSide, bookPrice: limit } = toLadder(incoming.side, incoming.action, incoming.limitPrice);
+  const opposite: BookSide = bookSide === 'bid' ? 'ask' : 'bid';
+  const fills: Fill[] = [];
+  const selfTradeCancels: RestingOrder[] = [];
+  let remaining = incoming.quantity;
+
+  const prices: number[] = [];
+  if (bookSide === 'bid') for (let p = MIN_PRICE; p <= limit; p++) prices.push(p);
+  else for (let p = MAX_PRICE; p >= limit; p--) prices.push(p);
+
+  for (const price of prices) {
+    if (remaining === 0) break;
+    const level = book.level(opposite, price);
+    while (remaining > 0 && level.size > 0) {
+      const order = level.peek() as RestingOrder;
+      if (order.userId === incoming.userId) {
+        book.remove(order.id);
+        selfTradeCancels.push(order);
+        continue;
+      }
+      const quantity = Math.min(remaining, order.remaining);
+      fills.push({
+        maker: { kind: 'order', order: { ...order } },
+        makerSide: order.side,
+        makerAction: order.action,
+        yesPrice: price,
+        quantity,
+        kind: fillKind(incoming.action, order.action),
+      });
+      book.fillHead(order, quantity);
+      remaining -= quantity;
+    }
+    if (remaining > 0 && amm)
+      remaining = fillFromAmm(amm, bookSide, price, remaining, incoming.action, fills);
+  }
+
+  return { fills, filledQuantity: incoming.quantity - remaining, remaining, selfTradeCancels };
+}
+
+/**
+ * The house quote at one price. Selling YES it first sells YES it holds, otherwise it buys NO (minting with the
+ * taker); buying YES it first sells NO it holds, otherwise it buys YES. Either way its exposure moves by the fill.
+ */
+function fillFromAmm(
+  amm: AmmState,
+  takerBookSide: BookSide,
+  price: number,
+  wanted: number,
+  takerAction: Action,
+  fills: Fill[],
+): number {
+  let remaining = wanted;
+  const available = takerBookSide === 'bid' ? ammAskQuantity(amm, price) : ammBidQuantity(amm, price);
+  let quantity = Math.min(remaining, available);
+  while (quantity > 0) {
+    let makerSide: Side;
+    let makerAction: Action;
+    let part: number;
+    if (takerBookSide === 'bid') {
+      if (amm.yesShares > 0) {
+        part = Math.min(quantity, amm.yesShares);
+        amm.yesShares -= part;
+        makerSide = 'YES';
+        makerAction = 'SELL';
+      } else {
+        part = quantity;
+        amm.noShares += part;
+        makerSide = 'NO';
+        makerAction = 'BUY';
+      }
+    } else if (amm.noShares > 0) {
+      part = Math.min(quantity, amm.noShares);
+      amm.noShares -= part;
+      makerSide = 'NO';
+      makerAction = 'SELL';
+    } else {
+      part = quantity;
+      amm.yesShares += part;
+      makerSide = 'YES';
+      makerAction = 'BUY';
+    }
+    fills.push({
+      maker: { kind: 'amm' },
+      makerSide,
+      makerAction,
+      yesPrice: price,
+      quantity: part,
+      kind: fillKind(takerAction, makerAction),
+    });
+    quantity -= part;
+    remaining -= part;
+  }
+  return remaining;
+}

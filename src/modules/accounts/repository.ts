@@ -1,0 +1,209 @@
+import { sql } from 'kysely';
+import type { AuthUser } from '../../platform/auth.js';
+import type { NewUser, UserRow } from '../../platform/db/schema.js';
+import type { Queryable } from '../../platform/db/types.js';
+
+export interface ApiKeyRow {
+  id: number;
+  name: string;
+  prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export class AccountsRepository {
+  insertUser(db: Queryable, user: NewUser): Promise<UserRow> {
+    return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+  }
+
+  findUserById(db: Queryable, id: number): Promise<UserRow | undefined> {
+    return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
+    return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+  }
+
+  findUserByUsername(db: Queryable, username: string): Promise<UserRow | undefined> {
+    return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+  }
+
+  findUserByReferralCode(db: Queryable, code: string): Promise<UserRow | undefined> {
+    return db.selectFrom('users').selectAll().where('referral_code', '=', code).executeTakeFirst();
+  }
+
+  async usernameTaken(db: Queryable, username: string): Promise<boolean> {
+    const row = await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Locks the user's row for the rest of the transaction (streak and similar read-modify-write). */
+  lockUser(db: Queryable, id: number): Promise<UserRow | undefined> {
+    return db.selectFrom('users').selectAll().where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+  }
+
+  async setStreak(
+    db: Queryable,
+    id: number,
+    streak: { current: number; longest: number; lastDay: string },
+  ): Promise<void> {
+    await db
+      .updateTable('users')
+      .set({
+        streak_current: streak.current,
+        streak_longest: streak.longest,
+        streak_last_day: streak.lastDay,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async promoteToAdmin(db: Queryable, email: string): Promise<boolean> {
+    const result = await db
+      .updateTable('users')
+      .set({ role: 'admin' })
+      .where('email', '=', email)
+      .where('role', '<>', 'admin')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async insertSession(db: Queryable, userId: number, tokenHash: string, expiresAt: Date): Promise<void> {
+    await db
+      .insertInto('sessions')
+      .values({ user_id: userId, token_hash: tokenHash, expires_at: expiresAt })
+      .execute();
+  }
+
+  async revokeSession(db: Queryable, sessionId: number): Promise<void> {
+    await db.updateTable('sessions').set({ revoked_at: new Date() }).where('id', '=', sessionId).execute();
+  }
+
+  async insertApiKey(
+    db: Queryable,
+    key: { userId: number; name: string; prefix: string; keyHash: string },
+  ): Promise<ApiKeyRow> {
+    return db
+      .insertInto('api_keys')
+      .values({ user_id: key.userId, name: key.name, prefix: key.prefix, key_hash: key.keyHash })
+      .returning(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+      .executeTakeFirstOrThrow();
+  }
+
+  listApiKeys(db: Queryable, userId: number): Promise<ApiKeyRow[]> {
+    return db
+      .selectFrom('api_keys')
+      .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .orderBy('id', 'desc')
+      .execute();
+  }
+
+  async countActiveApiKeys(db: Queryable, userId: number): Promise<number> {
+    const row = await db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Revokes a key of this user; false when there is no such active key of theirs. */
+  async revokeApiKey(db: Queryable, userId: number, keyId: number): Promise<boolean> {
+    const result = await db
+      .updateTable('api_keys')
+      .set({ revoked_at: new Date() })
+      .where('id', '=', keyId)
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async findCredential(
+    db: Queryable,
+    tokenHash: string,
+    kind: 'session' | 'apiKey',
+  ): Promise<AuthUser | null> {
+    const row =
+      kind === 'session'
+        ? await db
+            .selectFrom('sessions as c')
+            .innerJoin('users as u', 'u.id', 'c.user_id')
+            .select(['c.id as credentialId', 'u.id as userId', 'u.role', 'u.suspended_at'])
+            .where('c.token_hash', '=', tokenHash)
+            .where('c.revoked_at', 'is', null)
+            .where('c.expires_at', '>', new Date())
+            .executeTakeFirst()
+        : await db
+            .selectFrom('api_keys as c')
+            .innerJoin('users as u', 'u.id', 'c.user_id')
+            .select(['c.id as credentialId', 'u.id as userId', 'u.role', 'u.suspended_at'])
+            .where('c.key_hash', '=', tokenHash)
+            .where('c.revoked_at', 'is', null)
+            .executeTakeFirst();
+    if (!row) return null;
+    return {
+      userId: row.userId,
+      role: row.role,
+      suspended: row.suspended_at !== null,
+      credential: { kind, id: row.credentialId },
+    };
+  }
+
+  /** Records key use at most once a minute, so reads do not turn into a write per request. */
+  async touchApiKey(db: Queryable, keyId: number): Promise<void> {
+    await db
+      .updateTable('api_keys')
+      .set({ last_used_at: new Date() })
+      .where('id', '=', keyId)
+      .where((eb) =>
+        eb.or([
+          eb('last_used_at', 'is', null),
+          eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`),
+        ]),
+      )
+      .execute();
+  }
+
+  /** Counts a failed login for a throttle key inside a fixed window; returns failures in the window. */
+  async recordLoginFailure(db: Queryable, key: string, windowMinutes: number): Promise<number> {
+    const row = await sql<{ failures: number }>`
+      INSERT INTO login_throttle (key, failures, window_started_at) VALUES (${key}, 1, now())
+      ON CONFLICT (key) DO UPDATE SET
+        failures = CASE WHEN login_throttle.window_started_at < now() - make_interval(mins => ${windowMinutes})
+                        THEN 1 ELSE login_throttle.failures + 1 END,
+        window_started_at = CASE WHEN login_throttle.window_started_at < now() - make_interval(mins => ${windowMinutes})
+                        THEN now() ELSE login_throttle.window_started_at END
+      RETURNING failures`.execute(db);
+    return row.rows[0]?.failures ?? 1;
+  }
+
+  /** Seconds until the throttle on any of these keys lifts, or 0 when none is over the limit. */
+  async loginBlockedFor(
+    db: Queryable,
+    keys: string[],
+    maxFailures: number,
+    windowMinutes: number,
+  ): Promise<number> {
+    const row = await db
+      .selectFrom('login_throttle')
+      .select(
+        sql<number>`coalesce(max(ceil(extract(epoch from (window_started_at + make_interval(mins => ${windowMinutes}) - now())))), 0)::int`.as(
+          'seconds',
+        ),
+      )
+      .where('key', 'in', keys)
+      .where('failures', '>=', maxFailures)
+      .where(sql<boolean>`window_started_at > now() - make_interval(mins => ${windowMinutes})`)
+      .executeTakeFirst();
+    return Math.max(0, row?.seconds ?? 0);
+  }
+
+  async clearLoginFailures(db: Queryable, key: string): Promise<void> {
+    await db.deleteFrom('login_throttle').where('key', '=', key).execute();
+  }
+}

@@ -1,0 +1,295 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { API_KEY_PREFIX, type AuthUser, hashSecret, newSecret, SESSION_PREFIX } from '../../platform/auth.js';
+import type { DB, UserRow } from '../../platform/db/schema.js';
+import { isUniqueViolation, type Tx } from '../../platform/db/types.js';
+import {
+  ConflictError,
+  InvalidCredentialsError,
+  NotFoundError,
+  RateLimitedError,
+  ValidationError,
+} from '../../platform/errors.js';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../platform/passwords.js';
+import type { LedgerRepository } from '../ledger/repository.js';
+import type { AccountsRepository } from './repository.js';
+import { awardStreak, currentStreak, localDay, nextStreakBonus, type StreakState } from './streak.js';
+
+export interface AccountsSettings {
+  startingBalanceCents: number;
+  adminEmail: string | null;
+  sessionTtlHours: number;
+  streakTimezone: string;
+  loginMaxFailures: number;
+  loginWindowMinutes: number;
+}
+
+export interface RegisterInput {
+  email: string;
+  password: string;
+  username?: string | undefined;
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  referralCode?: string | undefined;
+  inviteCode?: string | undefined;
+}
+
+/** Something that happens in the registration transaction once the user exists (referral, challenge invite). */
+export type RegistrationHook = (trx: Tx, user: UserRow, input: RegisterInput) => Promise<void>;
+
+export const MAX_API_KEYS = 20;
+
+export class AccountsService {
+  private readonly registrationHooks: RegistrationHook[] = [];
+  private inviteCheck: ((trx: Tx, code: string) => Promise<boolean>) | null = null;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly accounts: AccountsRepository,
+    private readonly ledger: LedgerRepository,
+    private readonly settings: AccountsSettings,
+  ) {}
+
+  onRegistered(hook: RegistrationHook): void {
+    this.registrationHooks.push(hook);
+  }
+
+  /** Lets the challenges area say whether an invite code can still be accepted. */
+  setInviteCheck(check: (trx: Tx, code: string) => Promise<boolean>): void {
+    this.inviteCheck = check;
+  }
+
+  async register(input: RegisterInput): Promise<{ user: UserRow; token: string; expiresAt: Date }> {
+    const email = input.email.trim().toLowerCase();
+    const passwordHash = await hashPassword(input.password);
+    return this.db.transaction().execute(async (trx) => {
+      let referrer: UserRow | undefined;
+      if (input.referralCode !== undefined) {
+        referrer = await this.accounts.findUserByReferralCode(trx, input.referralCode.trim().toUpperCase());
+        if (!referrer)
+          throw new ValidationError('Unknown referral code', [fieldProblem('referralCode', 'is unknown')]);
+        if (referrer.email === email) {
+          throw new ValidationError('You cannot refer yourself', [
+            fieldProblem('referralCode', 'is your own'),
+          ]);
+        }
+      }
+      if (input.inviteCode !== undefined && !(await this.inviteCheck?.(trx, input.inviteCode))) {
+        throw new ValidationError('Unknown or expired invite code', [
+          fieldProblem('inviteCode', 'is unknown or expired'),
+        ]);
+      }
+      if (await this.accounts.findUserByEmail(trx, email)) {
+        throw new ConflictError('EMAIL_TAKEN', 'An account with this email already exists');
+      }
+      const username = input.username ?? (await this.freeUsername(trx, email));
+      if (input.username !== undefined && (await this.accounts.usernameTaken(trx, username))) {
+        throw new ConflictError('USERNAME_TAKEN', 'This username is taken');
+      }
+      let user: UserRow;
+      try {
+        user = await this.accounts.insertUser(trx, {
+          email,
+          username,
+          password_hash: passwordHash,
+          first_name: input.firstName ?? null,
+          last_name: input.lastName ?? null,
+          role: email === this.settings.adminEmail ? 'admin' : 'user',
+          referral_code: newReferralCode(),
+          referred_by: referrer?.id ?? null,
+        });
+      } catch (error) {
+        if (isUniqueViolation(error))
+          throw new ConflictError('EMAIL_TAKEN', 'An account with this email already exists');
+        throw error;
+      }
+      await this.ledger.openUserAccounts(trx, user.id);
+      if (this.settings.startingBalanceCents > 0) {
+        await this.ledger.post(trx, {
+          kind: 'signup_credit',
+          memo: 'Starting balance',
+          userId: user.id,
+          postings: [
+            { account: { kind: 'bonus' }, amount: -this.settings.startingBalanceCents },
+            { account: { kind: 'cash', userId: user.id }, amount: this.settings.startingBalanceCents },
+          ],
+        });
+      }
+      for (const hook of this.registrationHooks) await hook(trx, user, input);
+      const session = await this.openSession(trx, user.id);
+      return { user, ...session };
+    });
+  }
+
+  async login(
+    emailInput: string,
+    password: string,
+    address: string,
+  ): Promise<{
+    user: UserRow;
+    token: string;
+    expiresAt: Date;
+    streak: StreakView & { awardedCents: number };
+  }> {
+    const email = emailInput.trim().toLowerCase();
+    const keys = [`email:${email}`, `ip:${address}`];
+    const { loginMaxFailures: max, loginWindowMinutes: window } = this.settings;
+    const blockedFor = await this.accounts.loginBlockedFor(this.db, keys, max, window);
+    if (blockedFor > 0) throw new RateLimitedError(blockedFor);
+
+    const user = await this.accounts.findUserByEmail(this.db, email);
+    const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !ok) {
+      for (const key of keys) await this.accounts.recordLoginFailure(this.db, key, window);
+      throw new InvalidCredentialsError();
+    }
+    await this.accounts.clearLoginFailures(this.db, `email:${email}`);
+
+    return this.db.transaction().execute(async (trx) => {
+      const locked = (await this.accounts.lockUser(trx, user.id)) ?? user;
+      const today = localDay(new Date(), this.settings.streakTimezone);
+      const award = awardStreak(streakStateOf(locked), today);
+      if (award.awarded) {
+        await this.accounts.setStreak(trx, user.id, { ...award.state, lastDay: today });
+        if (award.bonusCents > 0) {
+          await this.ledger.post(trx, {
+            kind: 'streak_bonus',
+            memo: `Daily streak bonus, day ${award.state.current}`,
+            userId: user.id,
+            postings: [
+              { account: { kind: 'bonus' }, amount: -award.bonusCents },
+              { account: { kind: 'cash', userId: user.id }, amount: award.bonusCents },
+            ],
+          });
+        }
+      }
+      const session = await this.openSession(trx, user.id);
+      return {
+        user: locked,
+        ...session,
+        streak: { ...this.viewStreak(award.state, today), awardedCents: award.bonusCents },
+      };
+    });
+  }
+
+  async logout(auth: AuthUser): Promise<void> {
+    if (auth.credential.kind === 'session') await this.accounts.revokeSession(this.db, auth.credential.id);
+  }
+
+  async getUser(userId: number): Promise<UserRow> {
+    const user = await this.accounts.findUserById(this.db, userId);
+    if (!user) throw new NotFoundError('User');
+    return user;
+  }
+
+  async balances(userId: number) {
+    return this.ledger.userBalances(this.db, userId);
+  }
+
+  async streak(userId: number): Promise<StreakView> {
+    const user = await this.getUser(userId);
+    return this.viewStreak(streakStateOf(user), localDay(new Date(), this.settings.streakTimezone));
+  }
+
+  private viewStreak(state: StreakState, today: string): StreakView {
+    const next = nextStreakBonus(state, today);
+    return {
+      current: currentStreak(state, today),
+      longest: state.longest,
+      lastDay: state.lastDay,
+      awardedToday: state.lastDay === today,
+      nextBonus: {
+        day: next.day,
+        bonusCents: next.bonusCents,
+        availableOn: state.lastDay === today ? 'tomorrow' : 'today',
+      },
+    };
+  }
+
+  async createApiKey(userId: number, name: string) {
+    if ((await this.accounts.countActiveApiKeys(this.db, userId)) >= MAX_API_KEYS) {
+      throw new ConflictError('TOO_MANY_API_KEYS', `At most ${MAX_API_KEYS} active API keys per account`);
+    }
+    const key = newSecret(API_KEY_PREFIX);
+    const row = await this.accounts.insertApiKey(this.db, {
+      userId,
+      name,
+      prefix: key.slice(0, API_KEY_PREFIX.length + 6),
+      keyHash: hashSecret(key),
+    });
+    return { row, key };
+  }
+
+  listApiKeys(userId: number) {
+    return this.accounts.listApiKeys(this.db, userId);
+  }
+
+  async revokeApiKey(userId: number, keyId: number): Promise<void> {
+    if (!(await this.accounts.revokeApiKey(this.db, userId, keyId))) throw new NotFoundError('API key');
+  }
+
+  /** Resolves a bearer token for the auth plugin. */
+  async resolveCredential(token: string): Promise<AuthUser | null> {
+    const kind = token.startsWith(API_KEY_PREFIX)
+      ? 'apiKey'
+      : token.startsWith(SESSION_PREFIX)
+        ? 'session'
+        : null;
+    if (!kind) return null;
+    const user = await this.accounts.findCredential(this.db, hashSecret(token), kind);
+    if (user && kind === 'apiKey') await this.accounts.touchApiKey(this.db, user.credential.id);
+    return user;
+  }
+
+  async ensureAdmin(): Promise<void> {
+    if (this.settings.adminEmail) await this.accounts.promoteToAdmin(this.db, this.settings.adminEmail);
+  }
+
+  private async openSession(trx: Tx, userId: number): Promise<{ token: string; expiresAt: Date }> {
+    const token = newSecret(SESSION_PREFIX);
+    const expiresAt = new Date(Date.now() + this.settings.sessionTtlHours * 3_600_000);
+    await this.accounts.insertSession(trx, userId, hashSecret(token), expiresAt);
+    return { token, expiresAt };
+  }
+
+  private async freeUsername(trx: Tx, email: string): Promise<string> {
+    const base =
+      (email.split('@')[0] ?? 'trader')
+        .toLowerCase()
+        .replace(/[^a-z0-9_]/g, '')
+        .slice(0, 20) || 'trader';
+    const padded = base.length >= 3 ? base : `${base}_trader`;
+    if (!(await this.accounts.usernameTaken(trx, padded))) return padded;
+    for (;;) {
+      const candidate = `${padded}${randomBytes(2).readUInt16BE(0) % 10000}`;
+      if (!(await this.accounts.usernameTaken(trx, candidate))) return candidate;
+    }
+  }
+}
+
+export interface StreakView {
+  current: number;
+  longest: number;
+  lastDay: string | null;
+  awardedToday: boolean;
+  nextBonus: { day: number; bonusCents: number; availableOn: 'today' | 'tomorrow' };
+}
+
+function streakStateOf(user: UserRow): StreakState {
+  return {
+    current: user.streak_current,
+    longest: user.streak_longest,
+    lastDay: user.streak_last_day,
+  };
+}
+
+function fieldProblem(field: string, message: string) {
+  return { field: `body.${field}`, message };
+}
+
+const REFERRAL_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+function newReferralCode(): string {
+  const bytes = randomBytes(8);
+  return Array.from(bytes, (b) => REFERRAL_ALPHABET[b % REFERRAL_ALPHABET.length]).join('');
+}

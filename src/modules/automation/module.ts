@@ -1,0 +1,51 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../platform/db/schema.js';
+import type { JobRunner } from '../../platform/jobs.js';
+import type { NotificationsService } from '../notifications/service.js';
+import type { TradingService } from '../trading/service.js';
+import type { WebhookOutbox } from '../webhooks/module.js';
+import { CopyRepository } from './copy-repository.js';
+import { CopyTradingService, type ErrorLog, type FlagReader } from './copy-trading.js';
+import { ProtectionsService } from './protections.js';
+import { AutomationRepository } from './repository.js';
+import { TradingEvents } from './trading-events.js';
+
+export { automationRoutes } from './routes.js';
+
+export const AUTOMATION_JOBS = { mirror: 'copy-trading.mirror' } as const;
+
+/**
+ * What acts for a user while they are away: feed items and webhooks for their orders, stop-loss/take-profit
+ * protections, and copy trading. Hooks into the exchange's order listeners, which run inside each order's
+ * transaction under the option lock.
+ */
+export function createAutomation(deps: {
+  db: Kysely<DB>;
+  trading: TradingService;
+  notifications: NotificationsService;
+  outbox: WebhookOutbox;
+  flags: FlagReader;
+  jobs: JobRunner;
+  log: ErrorLog;
+  config: { maxOrderQuantity: number };
+}) {
+  const repository = new AutomationRepository();
+  const events = new TradingEvents(repository, deps.notifications, deps.outbox);
+  const protections = new ProtectionsService(deps.db, repository, deps.trading, events);
+  const copyTrading = new CopyTradingService(
+    deps.db,
+    new CopyRepository(),
+    repository,
+    deps.trading,
+    events,
+    deps.flags,
+    { maxOrderQuantity: deps.config.maxOrderQuantity },
+    deps.log,
+  );
+  deps.trading.onOrderCommitted((trx, change) => events.orderCommitted(trx, change));
+  deps.trading.onOrderCommitted((trx, change) => protections.afterOrder(trx, change));
+  deps.trading.onOrderCommitted((trx, change) => copyTrading.afterOrder(trx, change));
+  deps.trading.onOrdersCancelled((trx, orders, reason) => events.ordersEnded(trx, orders, reason));
+  deps.jobs.register(AUTOMATION_JOBS.mirror, () => copyTrading.mirrorDue());
+  return { protections, copyTrading };
+}

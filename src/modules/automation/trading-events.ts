@@ -1,0 +1,166 @@
+import type { Tx } from '../../platform/db/types.js';
+import type { NewNotification } from '../notifications/repository.js';
+import type { NotificationsService } from '../notifications/service.js';
+import type { OrderRow, TradeRow } from '../trading/repository.js';
+import { type OrderCommitted, toTradeView } from '../trading/service.js';
+import type { WebhookEvent, WebhookOutbox } from '../webhooks/module.js';
+import type { AutomationRepository, MarketNames } from './repository.js';
+import { cancelText, expiryText, fillText } from './words.js';
+
+/** The order as webhooks describe it (what its owner sees in GET /api/limit-orders, without the cash held). */
+export function orderSummary(order: OrderRow, market: MarketNames) {
+  return {
+    id: String(order.id),
+    optionId: String(order.option_id),
+    eventSlug: market.event_slug,
+    optionLabel: market.option_label,
+    kind: order.kind,
+    side: order.side,
+    action: order.action,
+    quantity: order.quantity,
+    priceCents: order.price_cents,
+    filledQuantity: order.filled_quantity,
+    remainingQuantity: order.quantity - order.filled_quantity,
+    status: order.status,
+    cancelReason: order.cancel_reason,
+    clientOrderId: order.client_order_id,
+    createdAt: order.created_at.toISOString(),
+  };
+}
+
+/**
+ * Turns what the exchange committed into feed items (one per order and user, in human words) and typed webhook
+ * events, in the order's own transaction. Users who turned trade notifications off get no feed item; their
+ * webhook subscriptions still receive the events.
+ */
+export class TradingEvents {
+  constructor(
+    private readonly automation: AutomationRepository,
+    private readonly notifications: NotificationsService,
+    private readonly outbox: WebhookOutbox,
+  ) {}
+
+  async orderCommitted(trx: Tx, change: OrderCommitted): Promise<void> {
+    const { trades, cancelledOrders } = change;
+    if (trades.length === 0 && cancelledOrders.length === 0) return;
+    const [market] = await this.automation.marketNames(trx, [change.optionId]);
+    if (!market) return;
+    const orders = new Map(
+      [change.order, ...change.makerOrders, ...cancelledOrders].map((order) => [order.id, order]),
+    );
+    const byOrder = new Map<number, TradeRow[]>();
+    for (const trade of trades) byOrder.set(trade.order_id, [...(byOrder.get(trade.order_id) ?? []), trade]);
+
+    const notices: NewNotification[] = [];
+    const events: WebhookEvent[] = [];
+    for (const [orderId, own] of byOrder) {
+      const order = orders.get(orderId);
+      if (!order) continue;
+      const filled = own.reduce((sum, t) => sum + t.quantity, 0);
+      const notional = own.reduce((sum, t) => sum + t.quantity * t.price_cents, 0);
+      const average = notional / filled;
+      const summary = {
+        orderId: String(order.id),
+        optionId: String(order.option_id),
+        eventSlug: market.event_slug,
+        side: order.side,
+        action: order.action,
+        filledQuantity: filled,
+        notionalCents: notional,
+        averagePriceCents: Math.round(average),
+        feeCents: own.reduce((sum, t) => sum + t.fee_cents, 0),
+        status: order.status,
+      };
+      notices.push({
+        userId: order.user_id,
+        type: 'order.filled',
+        ...fillText(order, market, filled, average),
+        data: summary,
+      });
+      events.push({
+        userId: order.user_id,
+        type: 'order.filled',
+        data: {
+          order: orderSummary(order, market),
+          liquidity: own[0]?.liquidity ?? 'taker',
+          filledQuantity: filled,
+          notionalCents: notional,
+          averagePriceCents: Math.round(average),
+          feeCents: summary.feeCents,
+        },
+      });
+      for (const trade of own) {
+        events.push({
+          userId: order.user_id,
+          type: 'trade.executed',
+          data: toTradeView({
+            ...trade,
+            event_slug: market.event_slug,
+            option_label: market.option_label,
+            order_kind: order.kind,
+          }),
+        });
+      }
+    }
+    for (const order of cancelledOrders) {
+      const reason = order.cancel_reason ?? 'self_trade_prevented';
+      this.addEnded(notices, events, order, market, 'order.cancelled', reason);
+    }
+    await this.publish(trx, notices, events);
+  }
+
+  async ordersEnded(
+    trx: Tx,
+    orders: OrderRow[],
+    kind: 'cancelled' | 'expired' | 'market_closed',
+  ): Promise<void> {
+    if (orders.length === 0) return;
+    const markets = await this.automation.marketNames(trx, [...new Set(orders.map((o) => o.option_id))]);
+    const notices: NewNotification[] = [];
+    const events: WebhookEvent[] = [];
+    for (const order of orders) {
+      const market = markets.find((m) => m.option_id === order.option_id);
+      if (!market) continue;
+      const type = kind === 'expired' ? 'order.expired' : 'order.cancelled';
+      this.addEnded(notices, events, order, market, type, order.cancel_reason ?? kind);
+    }
+    await this.publish(trx, notices, events);
+  }
+
+  private addEnded(
+    notices: NewNotification[],
+    events: WebhookEvent[],
+    order: OrderRow,
+    market: MarketNames,
+    type: 'order.cancelled' | 'order.expired',
+    reason: string,
+  ): void {
+    const text = type === 'order.expired' ? expiryText(order, market) : cancelText(order, market, reason);
+    notices.push({
+      userId: order.user_id,
+      type,
+      ...text,
+      data: {
+        orderId: String(order.id),
+        optionId: String(order.option_id),
+        eventSlug: market.event_slug,
+        reason,
+        filledQuantity: order.filled_quantity,
+        quantity: order.quantity,
+      },
+    });
+    events.push({ userId: order.user_id, type, data: { order: orderSummary(order, market), reason } });
+  }
+
+  /** Writes feed items for those who accept them, and the webhook events, in the caller's transaction. */
+  async publish(trx: Tx, notices: NewNotification[], events: WebhookEvent[]): Promise<void> {
+    if (notices.length > 0) {
+      const off = await this.automation.tradeNotificationsOff(trx, [
+        ...new Set(notices.map((n) => n.userId)),
+      ]);
+      const wanted = notices.filter((n) => !off.has(n.userId));
+      if (wanted.length > 0) await this.notifications.notify(trx, wanted);
+    }
+    await this.outbox.publish(trx, events);
+  }
+}

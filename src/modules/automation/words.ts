@@ -1,0 +1,77 @@
+import type { OrderRow } from '../trading/repository.js';
+import type { MarketNames } from './repository.js';
+
+/** Trading events in the trader's words, for the notification feed. */
+
+export function cents(value: number): string {
+  const rounded = Math.round(value * 10) / 10;
+  return `${rounded}¢`;
+}
+
+export function marketName(market: MarketNames): string {
+  return `${market.event_title} (${market.option_label})`;
+}
+
+/** "buy 10 YES of India vs Australia (India) at 55¢" */
+export function orderPhrase(order: OrderRow, market: MarketNames): string {
+  return `${order.action.toLowerCase()} ${order.quantity} ${order.side} of ${marketName(market)} at ${order.price_cents}¢`;
+}
+
+export function isCopyOrder(order: OrderRow): boolean {
+  return order.client_order_id?.startsWith(COPY_ORDER_PREFIX) ?? false;
+}
+
+/** Mirror orders carry this client order id prefix; they are never mirrored again. */
+export const COPY_ORDER_PREFIX = 'copy-';
+
+export function fillText(
+  order: OrderRow,
+  market: MarketNames,
+  filled: number,
+  averagePrice: number,
+): { title: string; body: string } {
+  const remaining = order.quantity - order.filled_quantity;
+  const earlier = filled < order.filled_quantity;
+  let after = '.';
+  if (order.status === 'filled' && earlier) after = `; all ${order.quantity} are now filled.`;
+  else if (order.status === 'partially_filled' || order.status === 'open')
+    after = `${earlier ? ` (${order.filled_quantity} of ${order.quantity} so far)` : ''}; ${remaining} still open.`;
+  else if (order.status === 'cancelled' && remaining > 0)
+    after = `; the other ${remaining} found no match at your price and were cancelled.`;
+  const kind = isCopyOrder(order) ? 'Copy trade' : 'Order';
+  return {
+    title: order.status === 'filled' ? `${kind} filled` : `${kind} partly filled`,
+    body: `Your order to ${orderPhrase(order, market)} filled ${filled} at ${cents(averagePrice)}${after}`,
+  };
+}
+
+const CANCEL_REASONS: Record<string, string> = {
+  cancelled_by_user: 'you cancelled it',
+  self_trade_prevented:
+    'your own new order on the other side would have traded with it (self-trade prevention)',
+  market_closed: 'the market closed',
+  unfilled_remainder: 'nothing more could fill at your price',
+};
+
+export function cancelText(
+  order: OrderRow,
+  market: MarketNames,
+  reason: string,
+): { title: string; body: string } {
+  const why = CANCEL_REASONS[reason] ?? reason.replaceAll('_', ' ');
+  const partly =
+    order.filled_quantity > 0 ? ` (${order.filled_quantity} of ${order.quantity} had filled)` : '';
+  return {
+    title: reason === 'market_closed' ? 'Order cancelled: market closed' : 'Order cancelled',
+    body: `Your order to ${orderPhrase(order, market)} was cancelled: ${why}${partly}.`,
+  };
+}
+
+export function expiryText(order: OrderRow, market: MarketNames): { title: string; body: string } {
+  const remaining = order.quantity - order.filled_quantity;
+  const partly = order.filled_quantity > 0 ? ` (${order.filled_quantity} had filled)` : '';
+  return {
+    title: 'Order expired',
+    body: `Your order to ${orderPhrase(order, market)} expired with ${remaining} unfilled${partly}.`,
+  };
+}

@@ -1,0 +1,28 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Database } from '../../platform/db/database.js';
+
+const Status = Type.Object({ status: Type.String(), database: Type.Optional(Type.String()) });
+
+export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
+  app.get(
+    '/healthz',
+    { schema: { tags: ['Health'], summary: 'The process is up', response: { 200: Status } } },
+    async () => ({ status: 'ok' }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['Health'],
+        summary: 'The database answers',
+        response: { 200: Status, 503: Status },
+      },
+    },
+    async (_request, reply) => {
+      if (await database.ping()) return { status: 'ready', database: database.kind };
+      return reply.status(503).send({ status: 'unavailable', database: database.kind });
+    },
+  );
+};

@@ -1,0 +1,144 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../../platform/db/types.js';
+
+export interface InvariantResult {
+  invariant: string;
+  ok: boolean;
+  violations: string[];
+}
+
+/**
+ * The money invariants of the exchange, checked against the database itself. Each check returns the
+ * offending rows (at most 20), so a failure says exactly where the books are wrong.
+ */
+export class AuditRepository {
+  async run(db: Queryable): Promise<InvariantResult[]> {
+    return [
+      await this.postingsBalance(db),
+      await this.noNegativeUserBalances(db),
+      await this.sharesMatchEscrow(db),
+      await this.reservedMatchesOpenOrders(db),
+    ];
+  }
+
+  private async postingsBalance(db: Queryable): Promise<InvariantResult> {
+    const unbalanced = await sql<{ entry_id: number; total: number }>`
+      SELECT entry_id, sum(amount)::bigint AS total FROM postings GROUP BY entry_id HAVING sum(amount) <> 0 LIMIT 20`.execute(
+      db,
+    );
+    const total = await sql<{
+      total: number | null;
+    }>`SELECT coalesce(sum(amount), 0)::bigint AS total FROM postings`.execute(db);
+    const drift = await sql<{ id: number; kind: string; balance: number; posted: number }>`
+      SELECT a.id, a.kind, a.balance, coalesce(p.posted, 0)::bigint AS posted
+      FROM ledger_accounts a
+      LEFT JOIN (SELECT account_id, sum(amount) AS posted FROM postings GROUP BY account_id) p ON p.account_id = a.id
+      WHERE a.balance <> coalesce(p.posted, 0) LIMIT 20`.execute(db);
+    const violations = [
+      ...unbalanced.rows.map((r) => `journal entry ${r.entry_id} postings sum to ${r.total}`),
+      ...(Number(total.rows[0]?.total ?? 0) !== 0 ? [`all postings sum to ${total.rows[0]?.total}`] : []),
+      ...drift.rows.map(
+        (r) => `account ${r.id} (${r.kind}) caches ${r.balance} but its postings sum to ${r.posted}`,
+      ),
+    ];
+    return {
+      invariant: '1. postings sum to zero and cached balances equal their postings',
+      ok: !violations.length,
+      violations,
+    };
+  }
+
+  private async noNegativeUserBalances(db: Queryable): Promise<InvariantResult> {
+    const rows = await sql<{ id: number; kind: string; user_id: number; balance: number }>`
+      SELECT id, kind, user_id, balance FROM ledger_accounts
+      WHERE kind IN ('cash', 'reserved') AND balance < 0 LIMIT 20`.execute(db);
+    const violations = rows.rows.map((r) => `user ${r.user_id} ${r.kind} is ${r.balance}`);
+    return {
+      invariant: '2. no user cash or reserved balance is negative',
+      ok: !violations.length,
+      violations,
+    };
+  }
+
+  private async sharesMatchEscrow(db: Queryable): Promise<InvariantResult> {
+    const rows = await sql<{
+      id: number;
+      status: string;
+      pairs: number;
+      yes: number;
+      no: number;
+      escrow: number;
+    }>`
+      SELECT o.id, e.status, (o.pairs_minted - o.pairs_merged)::bigint AS pairs,
+             (o.amm_yes_shares + coalesce(y.q, 0))::bigint AS yes,
+             (o.amm_no_shares + coalesce(n.q, 0))::bigint AS no,
+             coalesce(a.balance, 0)::bigint AS escrow
+      FROM options o
+      JOIN events e ON e.id = o.event_id
+      LEFT JOIN (SELECT option_id, sum(quantity) AS q FROM positions WHERE side = 'YES' GROUP BY option_id) y ON y.option_id = o.id
+      LEFT JOIN (SELECT option_id, sum(quantity) AS q FROM positions WHERE side = 'NO' GROUP BY option_id) n ON n.option_id = o.id
+      LEFT JOIN ledger_accounts a ON a.kind = 'escrow' AND a.option_id = o.id`.execute(db);
+    const violations: string[] = [];
+    for (const r of rows.rows) {
+      if (r.status === 'settled') {
+        if (Number(r.yes) !== 0 || Number(r.no) !== 0 || Number(r.escrow) !== 0) {
+          violations.push(`settled option ${r.id} still has YES ${r.yes}, NO ${r.no}, escrow ${r.escrow}`);
+        }
+      } else if (
+        Number(r.yes) !== Number(r.pairs) ||
+        Number(r.no) !== Number(r.pairs) ||
+        Number(r.escrow) !== 100 * Number(r.pairs)
+      ) {
+        violations.push(`option ${r.id}: pairs ${r.pairs}, YES ${r.yes}, NO ${r.no}, escrow ${r.escrow}`);
+      }
+      if (violations.length >= 20) break;
+    }
+    return {
+      invariant: '3. per option YES = NO = pairs minted − merged, escrow = 100 × pairs (zero once settled)',
+      ok: !violations.length,
+      violations,
+    };
+  }
+
+  private async reservedMatchesOpenOrders(db: Queryable): Promise<InvariantResult> {
+    const cash = await sql<{ user_id: number; reserved: number; collateral: number }>`
+      SELECT a.user_id, a.balance AS reserved, coalesce(o.collateral, 0)::bigint AS collateral
+      FROM ledger_accounts a
+      LEFT JOIN (SELECT user_id, sum(reserved_cents) AS collateral FROM orders
+                 WHERE status IN ('open', 'partially_filled') GROUP BY user_id) o ON o.user_id = a.user_id
+      WHERE a.kind = 'reserved' AND a.balance <> coalesce(o.collateral, 0) LIMIT 20`.execute(db);
+    const buys = await sql<{ id: number; reserved_cents: number; expected: number }>`
+      SELECT id, reserved_cents, (price_cents * (quantity - filled_quantity))::bigint AS expected FROM orders
+      WHERE status IN ('open', 'partially_filled') AND action = 'BUY'
+        AND reserved_cents <> price_cents * (quantity - filled_quantity) LIMIT 20`.execute(db);
+    const shares = await sql<{
+      user_id: number;
+      option_id: number;
+      side: string;
+      reserved: number;
+      selling: number;
+    }>`
+      SELECT p.user_id, p.option_id, p.side, p.reserved_quantity AS reserved, coalesce(s.q, 0)::bigint AS selling
+      FROM positions p
+      LEFT JOIN (SELECT user_id, option_id, side, sum(quantity - filled_quantity) AS q FROM orders
+                 WHERE status IN ('open', 'partially_filled') AND action = 'SELL'
+                 GROUP BY user_id, option_id, side) s
+        ON s.user_id = p.user_id AND s.option_id = p.option_id AND s.side = p.side
+      WHERE p.reserved_quantity <> coalesce(s.q, 0) LIMIT 20`.execute(db);
+    const violations = [
+      ...cash.rows.map(
+        (r) => `user ${r.user_id} reserved ${r.reserved} but open orders hold ${r.collateral}`,
+      ),
+      ...buys.rows.map((r) => `order ${r.id} holds ${r.reserved_cents} but its rest needs ${r.expected}`),
+      ...shares.rows.map(
+        (r) =>
+          `user ${r.user_id} option ${r.option_id} ${r.side}: ${r.reserved} shares reserved, ${r.selling} offered`,
+      ),
+    ];
+    return {
+      invariant: "4. each user's reserved equals the collateral of their open orders",
+      ok: !violations.length,
+      violations,
+    };
+  }
+}

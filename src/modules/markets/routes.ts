@@ -1,0 +1,157 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { currentUser } from '../../platform/auth.js';
+import { errors, IdParams, IdString, Page, PageQuery } from '../../platform/http.js';
+import {
+  DisputeBody,
+  DisputeView,
+  EventDetail,
+  EventListItem,
+  Leaderboard,
+  OrderBookView,
+} from './schemas.js';
+import type { MarketsService } from './service.js';
+
+const tags = ['Markets'];
+
+export const marketsRoutes: FastifyPluginAsyncTypebox<{ markets: MarketsService }> = async (
+  app,
+  { markets },
+) => {
+  app.get(
+    '/api/events',
+    {
+      schema: {
+        tags,
+        summary: 'List markets',
+        description:
+          'Newest first. `category` filters by category, `featured=1` to featured markets, `q` is a full-text ' +
+          'search over titles and descriptions (web-search syntax: words, "quoted phrases", -excluded), `status` ' +
+          'to one lifecycle state (default: all but drafts). Cursor-paginated.',
+        querystring: Type.Object({
+          category: Type.Optional(Type.String({ maxLength: 60 })),
+          featured: Type.Optional(
+            Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')]),
+          ),
+          q: Type.Optional(Type.String({ maxLength: 200 })),
+          status: Type.Optional(
+            Type.Union(['open', 'closed', 'resolved', 'settled'].map((s) => Type.Literal(s))),
+          ),
+          ...PageQuery,
+        }),
+        response: { 200: Page(EventListItem), ...errors(400) },
+      },
+    },
+    async (request) => {
+      const { featured, limit, ...rest } = request.query;
+      return markets.listEvents({
+        ...rest,
+        featured: featured === undefined ? undefined : featured === '1' || featured === 'true',
+        limit: limit ?? 50,
+      });
+    },
+  );
+
+  app.get(
+    '/api/events/:slug',
+    {
+      schema: {
+        tags,
+        summary: 'One market with its options, prices and price history',
+        params: Type.Object({ slug: Type.String({ maxLength: 200 }) }),
+        querystring: Type.Object({
+          range: Type.Optional(
+            Type.Union(
+              ['1d', '1w', '1m', 'all'].map((r) => Type.Literal(r)),
+              { default: 'all' },
+            ),
+          ),
+        }),
+        response: { 200: EventDetail, ...errors(400, 404) },
+      },
+    },
+    async (request) =>
+      markets.getEvent(request.params.slug, (request.query.range ?? 'all') as '1d' | '1w' | '1m' | 'all'),
+  );
+
+  app.get(
+    '/api/events/by-slug/:slug',
+    {
+      schema: {
+        tags,
+        summary: 'Lightweight lookup of a market: id and title',
+        params: Type.Object({ slug: Type.String({ maxLength: 200 }) }),
+        response: {
+          200: Type.Object({
+            id: IdString,
+            slug: Type.String(),
+            title: Type.String(),
+            status: Type.String(),
+          }),
+          ...errors(404),
+        },
+      },
+    },
+    async (request) => markets.lookup(request.params.slug),
+  );
+
+  app.get(
+    '/api/orderbook/:optionId',
+    {
+      schema: {
+        tags,
+        summary: 'Aggregated order book of an option',
+        description:
+          'Price levels (price, quantity, order count) for bids and asks, best first, from the YES and the NO ' +
+          'point of view (a YES bid at p is a NO ask at 100 − p). The house market maker’s depth is included and ' +
+          'shown separately as houseQuantity.',
+        params: Type.Object({ optionId: IdString }),
+        response: { 200: OrderBookView, ...errors(400, 404) },
+      },
+    },
+    async (request) => markets.orderBook(Number(request.params.optionId)),
+  );
+
+  app.get(
+    '/api/leaderboard',
+    {
+      schema: {
+        tags,
+        summary: 'Top traders by profit, volume and predictions',
+        description:
+          '`profit`: realized profit in cents over all positions (sales and settlements), positive only. ' +
+          '`volume`: notional traded in cents (quantity × price of every execution). `predictions`: number of ' +
+          'settled positions on the winning side.',
+        querystring: Type.Object({
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+        }),
+        response: { 200: Leaderboard, ...errors(400) },
+      },
+    },
+    async (request) => markets.leaderboard(request.query.limit ?? 20),
+  );
+
+  app.post(
+    '/api/events/:id/dispute',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags,
+        security: [{ bearerAuth: [] }],
+        summary: 'Dispute the resolution of a market',
+        description:
+          'Only by a user who held a position in the event, while it is resolved and inside the dispute window ' +
+          '(DISPUTE_WINDOW_HOURS, default 24). Settlement waits while a dispute is pending. One per user and event. ' +
+          '409 EVENT_NOT_RESOLVED before resolution, 409 DISPUTE_WINDOW_CLOSED after the window, 409 ' +
+          'ALREADY_DISPUTED for a second dispute, 403 for a user who never held a position there.',
+        params: IdParams,
+        body: DisputeBody,
+        response: { 201: DisputeView, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(await markets.dispute(currentUser(request).userId, Number(request.params.id), request.body)),
+  );
+};

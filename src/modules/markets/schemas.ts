@@ -1,0 +1,111 @@
+import { Type } from '@sinclair/typebox';
+import { IdString } from '../../platform/http.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+const DateTime = Type.String({ format: 'date-time' });
+const EventStatus = Type.Union(
+  ['draft', 'open', 'closed', 'resolved', 'settled'].map((s) => Type.Literal(s)),
+  { description: 'draft → open → closed → resolved → settled' },
+);
+export const OutcomeSchema = Type.Union([Type.Literal('YES'), Type.Literal('NO'), Type.Literal('VOID')]);
+
+export const OptionView = Type.Object({
+  id: IdString,
+  label: Type.String(),
+  yesPriceCents: Type.Integer({ description: 'Last traded YES price, else the house quote, else 50' }),
+  noPriceCents: Type.Integer({ description: '100 − yesPriceCents' }),
+  probabilityBps: Type.Integer(),
+  lastYesPriceCents: Nullable(Type.Integer()),
+  volumeShares: Type.Integer(),
+  volumeCents: Type.Integer({ description: 'Notional traded, in the takers’ prices' }),
+  houseLiquidityCents: Type.Integer({ description: 'LMSR liquidity b of the house market maker (0 = none)' }),
+  resolution: Nullable(OutcomeSchema),
+});
+
+export const EventSummary = Type.Object({
+  id: IdString,
+  slug: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  category: Type.String(),
+  featured: Type.Boolean(),
+  status: EventStatus,
+  resolutionSource: Nullable(Type.String()),
+  closesAt: DateTime,
+  createdAt: DateTime,
+});
+
+export const EventListItem = Type.Composite([EventSummary, Type.Object({ options: Type.Array(OptionView) })]);
+
+export const EventDetail = Type.Composite([
+  EventSummary,
+  Type.Object({
+    openedAt: Nullable(DateTime),
+    closedAt: Nullable(DateTime),
+    resolvedAt: Nullable(DateTime),
+    settledAt: Nullable(DateTime),
+    disputeWindowEndsAt: Nullable(DateTime),
+    range: Type.String(),
+    options: Type.Array(
+      Type.Composite([
+        OptionView,
+        Type.Object({
+          bestBidCents: Nullable(Type.Integer({ description: 'Best YES bid, house included' })),
+          bestAskCents: Nullable(Type.Integer({ description: 'Best YES ask, house included' })),
+          priceHistory: Type.Array(Type.Object({ t: DateTime, yesPriceCents: Type.Integer() }), {
+            description: 'Last traded YES price per time bucket; at most 200 points per option',
+          }),
+        }),
+      ]),
+    ),
+  }),
+]);
+
+const Level = Type.Object({
+  priceCents: Type.Integer(),
+  quantity: Type.Integer({ description: 'Shares at this price, house quote included' }),
+  orders: Type.Integer({ description: 'Resting user orders at this price' }),
+  houseQuantity: Type.Integer({ description: 'Part of the quantity offered by the house market maker' }),
+});
+const Ladder = Type.Object({ bids: Type.Array(Level), asks: Type.Array(Level) });
+
+export const OrderBookView = Type.Object({
+  optionId: IdString,
+  eventSlug: Type.String(),
+  optionLabel: Type.String(),
+  lastYesPriceCents: Nullable(Type.Integer()),
+  bookVersion: Type.Integer({ description: 'Increases with every change to the book' }),
+  yes: Ladder,
+  no: Ladder,
+});
+
+const Ranked = Type.Array(
+  Type.Object({ rank: Type.Integer(), userId: IdString, username: Type.String(), value: Type.Integer() }),
+);
+export const Leaderboard = Type.Object({
+  profit: Ranked,
+  volume: Ranked,
+  predictions: Ranked,
+});
+
+export const DisputeView = Type.Object({
+  id: IdString,
+  eventId: IdString,
+  eventSlug: Type.String(),
+  userId: IdString,
+  reason: Type.String(),
+  evidenceUrl: Nullable(Type.String()),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('upheld'), Type.Literal('rejected')]),
+  decisionNote: Nullable(Type.String()),
+  createdAt: DateTime,
+  decidedAt: Nullable(DateTime),
+});
+
+export const DisputeBody = Type.Object(
+  {
+    reason: Type.String({ minLength: 1, maxLength: 2000 }),
+    evidenceUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../platform/db/schema.js';
+import type { Queryable } from '../../platform/db/types.js';
+import { NotFoundError } from '../../platform/errors.js';
+import { decodeCursor, toPage } from '../../platform/http.js';
+import type { NewNotification, NotificationsRepository } from './repository.js';
+
+export type NotificationRow = Awaited<ReturnType<NotificationsRepository['insert']>>[number];
+
+/** Called in the same transaction as each notification, e.g. to queue the matching webhook. */
+export type NotificationListener = (trx: Queryable, rows: NotificationRow[]) => Promise<void>;
+
+/**
+ * The feed of user-facing events. Other areas call `notify` inside their own transaction, so a notification
+ * exists exactly when the change it describes was committed.
+ */
+export class NotificationsService {
+  private readonly listeners: NotificationListener[] = [];
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly notifications: NotificationsRepository,
+  ) {}
+
+  onNotified(listener: NotificationListener): void {
+    this.listeners.push(listener);
+  }
+
+  async notify(trx: Queryable, items: NewNotification | NewNotification[]): Promise<void> {
+    const rows = await this.notifications.insert(trx, Array.isArray(items) ? items : [items]);
+    for (const listener of this.listeners) await listener(trx, rows);
+  }
+
+  async feed(userId: number, options: { limit: number; cursor?: string | undefined; unreadOnly: boolean }) {
+    const cursor = decodeCursor(options.cursor, 1);
+    const rows = await this.notifications.list(this.db, userId, {
+      limit: options.limit,
+      beforeId: cursor ? Number(cursor[0]) : null,
+      unreadOnly: options.unreadOnly,
+    });
+    const page = toPage(rows, options.limit, toNotification, (row) => [row.id]);
+    return { ...page, unreadCount: await this.notifications.unreadCount(this.db, userId) };
+  }
+
+  async markRead(userId: number, request: { id?: string | undefined; markAllRead?: boolean | undefined }) {
+    let marked = 0;
+    if (request.markAllRead) {
+      marked = await this.notifications.markAllRead(this.db, userId);
+    } else if (request.id !== undefined) {
+      const outcome = await this.notifications.markRead(this.db, userId, Number(request.id));
+      if (outcome === 'missing') throw new NotFoundError('Notification');
+      marked = outcome === 'marked' ? 1 : 0;
+    }
+    return { marked, unreadCount: await this.notifications.unreadCount(this.db, userId) };
+  }
+}
+
+export function toNotification(row: NotificationRow) {
+  return {
+    id: String(row.id),
+    type: row.type,
+    title: row.title,
+    body: row.body,
+    data: row.data,
+    read: row.read_at !== null,
+    createdAt: row.created_at.toISOString(),
+  };
+}

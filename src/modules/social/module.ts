@@ -1,0 +1,51 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../platform/db/schema.js';
+import type { GamificationModule } from '../gamification/module.js';
+import type { MarketsService } from '../markets/service.js';
+import type { NotificationsService } from '../notifications/service.js';
+import type { ProfileModule } from '../profile/module.js';
+import { socialAdminRoutes } from './admin-routes.js';
+import { DiscussionService } from './discussion.js';
+import { ModerationService } from './moderation.js';
+import { type People, peopleFrom } from './people.js';
+import { ProfilesService } from './profiles.js';
+import {
+  DiscussionRepository,
+  ModerationRepository,
+  PerformanceRepository,
+  SuggestionsRepository,
+} from './repository.js';
+import { type SocialServices, socialRoutes } from './routes.js';
+import { SuggestionsService } from './suggestions.js';
+
+export interface SocialModule extends SocialServices {
+  performance: PerformanceRepository;
+  people: People;
+}
+
+export function createSocial(deps: {
+  db: Kysely<DB>;
+  markets: Pick<MarketsService, 'createDraftEvent'>;
+  notifications: NotificationsService;
+  profile: ProfileModule;
+  gamification: GamificationModule;
+}): SocialModule {
+  const { db, markets, notifications } = deps;
+  const performance = new PerformanceRepository();
+  const people = peopleFrom(deps.profile, deps.gamification);
+  return {
+    discussion: new DiscussionService(db, new DiscussionRepository(), notifications, people),
+    moderation: new ModerationService(db, new ModerationRepository(), notifications),
+    suggestions: new SuggestionsService(db, new SuggestionsRepository(), markets, notifications),
+    profiles: new ProfilesService(db, performance, people),
+    performance,
+    people,
+  };
+}
+
+/** Profiles, discussion, reports, trending traders and market suggestions, with their admin side. */
+export const socialModule: FastifyPluginAsyncTypebox<{ social: SocialModule }> = async (app, { social }) => {
+  await app.register(socialRoutes, social);
+  await app.register(socialAdminRoutes, social);
+};

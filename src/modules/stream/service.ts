@@ -1,0 +1,310 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import { ammLevels } from '../../exchange/lmsr.js';
+import type { Database } from '../../platform/db/database.js';
+import type { DB } from '../../platform/db/schema.js';
+import type { OrderRow, TradeRow } from '../trading/repository.js';
+import type { BookChange, LadderLevel, TradingService } from '../trading/service.js';
+import type { StreamClient, StreamHub } from './hub.js';
+import type { StreamRepository } from './repository.js';
+
+const BOOK_CHANNEL = 'pmx_book';
+const USER_CHANNEL = 'pmx_user';
+/** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; bigger changes go out as "resynchronise". */
+const MAX_PAYLOAD = 7500;
+
+interface BookNotice {
+  optionId: number;
+  seq: number;
+  levels?: LadderLevel[];
+  fills?: BookChange['fills'];
+  resync?: true;
+}
+
+interface UserNotice {
+  userId: number;
+  orders: ReturnType<typeof orderEvent>[];
+  fills: ReturnType<typeof fillEvent>[];
+}
+
+/**
+ * Live market data. Every change to a book is announced with NOTIFY inside its own transaction, so PostgreSQL
+ * delivers it to every instance exactly when (and only if) it commits, in commit order; each instance then fans
+ * it out to its WebSocket subscribers.
+ */
+export class StreamService {
+  private stopListening: (() => Promise<void>)[] = [];
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly database: Database,
+    private readonly stream: StreamRepository,
+    private readonly hub: StreamHub,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Announces book changes and users' order events from inside the trading transactions. */
+  attach(trading: TradingService): void {
+    trading.onBookChanged(async (trx, change) => {
+      let notice: BookNotice = {
+        optionId: change.optionId,
+        seq: change.bookVersion,
+        levels: change.levels,
+        fills: change.fills,
+      };
+      let payload = JSON.stringify(notice);
+      if (payload.length > MAX_PAYLOAD) {
+        notice = { optionId: change.optionId, seq: change.bookVersion, resync: true };
+        payload = JSON.stringify(notice);
+      }
+      await this.stream.notify(trx, BOOK_CHANNEL, payload);
+    });
+    trading.onOrderCommitted(async (trx, change) => {
+      const notices = new Map<number, UserNotice>();
+      const noticeOf = (userId: number) => {
+        let notice = notices.get(userId);
+        if (!notice) {
+          notice = { userId, orders: [], fills: [] };
+          notices.set(userId, notice);
+        }
+        return notice;
+      };
+      for (const order of [change.order, ...change.makerOrders, ...change.cancelledOrders]) {
+        noticeOf(order.user_id).orders.push(orderEvent(order));
+      }
+      for (const trade of change.trades) noticeOf(trade.user_id).fills.push(fillEvent(trade));
+      await this.notifyUsers(trx, [...notices.values()]);
+    });
+    trading.onOrdersCancelled(async (trx, orders) => {
+      const byUser = new Map<number, OrderRow[]>();
+      for (const order of orders) byUser.set(order.user_id, [...(byUser.get(order.user_id) ?? []), order]);
+      await this.notifyUsers(
+        trx,
+        [...byUser].map(([userId, own]) => ({ userId, orders: own.map(orderEvent), fills: [] })),
+      );
+    });
+  }
+
+  /** One NOTIFY for every user an order touched; a user whose part is too big is told to resynchronise. */
+  private async notifyUsers(
+    trx: Parameters<StreamRepository['notify']>[0],
+    notices: UserNotice[],
+  ): Promise<void> {
+    if (notices.length === 0) return;
+    const fitted = notices.map((notice) =>
+      JSON.stringify(notice).length > MAX_PAYLOAD
+        ? { userId: notice.userId, orders: [], fills: [], resync: true as const }
+        : notice,
+    );
+    const payload = JSON.stringify(fitted);
+    if (payload.length > MAX_PAYLOAD) {
+      for (const notice of fitted) await this.stream.notify(trx, USER_CHANNEL, JSON.stringify([notice]));
+      return;
+    }
+    await this.stream.notify(trx, USER_CHANNEL, payload);
+  }
+
+  async start(): Promise<void> {
+    const guard = (handle: (payload: string) => void) => (payload: string) => {
+      try {
+        handle(payload);
+      } catch (err) {
+        this.log.error({ err }, 'could not fan out a market-data notice');
+      }
+    };
+    this.stopListening.push(
+      await this.database.listen(
+        BOOK_CHANNEL,
+        guard((p) => this.onBookNotice(p)),
+      ),
+    );
+    this.stopListening.push(
+      await this.database.listen(
+        USER_CHANNEL,
+        guard((p) => this.onUserNotice(p)),
+      ),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.stopListening.map((stop) => stop()));
+    this.stopListening = [];
+  }
+
+  private onBookNotice(payload: string): void {
+    const notice = JSON.parse(payload) as BookNotice;
+    const channel = `book:${notice.optionId}`;
+    if (notice.resync) {
+      for (const client of this.hub.members(channel))
+        this.sendSnapshot(client, channel, notice.optionId).catch(() => {});
+    } else {
+      this.hub.publish(channel, { type: 'delta', channel, seq: notice.seq, levels: notice.levels ?? [] });
+    }
+    if (notice.fills?.length) {
+      const trades = `trades:${notice.optionId}`;
+      this.hub.publish(trades, { type: 'trades', channel: trades, seq: notice.seq, trades: notice.fills });
+    }
+  }
+
+  private onUserNotice(payload: string): void {
+    for (const notice of JSON.parse(payload) as (UserNotice & { resync?: true })[]) {
+      const channel = `user:${notice.userId}`;
+      if (notice.resync) {
+        this.hub.publish(channel, {
+          type: 'resync',
+          channel: 'user',
+          reason: 'too many changes at once; reload your orders',
+        });
+        continue;
+      }
+      for (const order of notice.orders) this.hub.publish(channel, { type: 'order', channel: 'user', order });
+      for (const fill of notice.fills) this.hub.publish(channel, { type: 'fill', channel: 'user', fill });
+    }
+  }
+
+  /** The YES ladder of an option with house depth, at a book version. */
+  async snapshot(optionId: number) {
+    const snapshot = await this.stream.bookSnapshot(this.db, optionId);
+    if (!snapshot) return null;
+    const { option, levels } = snapshot;
+    const bids = new Map<number, LadderLevel>();
+    const asks = new Map<number, LadderLevel>();
+    for (const row of levels) {
+      const side = row.book_side;
+      (side === 'bid' ? bids : asks).set(row.book_price, {
+        side,
+        priceCents: row.book_price,
+        quantity: Number(row.quantity),
+        orders: row.orders,
+        houseQuantity: 0,
+      });
+    }
+    if (option.liquidity_b > 0) {
+      const house = ammLevels({
+        liquidityCents: option.liquidity_b,
+        offset: option.amm_offset,
+        yesShares: option.amm_yes_shares,
+        noShares: option.amm_no_shares,
+      });
+      for (const [side, list, map] of [
+        ['bid', house.bids, bids],
+        ['ask', house.asks, asks],
+      ] as const) {
+        for (const [price, quantity] of list) {
+          const level = map.get(price) ?? {
+            side,
+            priceCents: price,
+            quantity: 0,
+            orders: 0,
+            houseQuantity: 0,
+          };
+          level.quantity += quantity;
+          level.houseQuantity += quantity;
+          map.set(price, level);
+        }
+      }
+    }
+    return {
+      seq: option.book_version,
+      lastYesPriceCents: option.last_yes_price,
+      bids: [...bids.values()].sort((a, b) => b.priceCents - a.priceCents),
+      asks: [...asks.values()].sort((a, b) => a.priceCents - b.priceCents),
+    };
+  }
+
+  /** Subscribes a client; a book channel starts with a snapshot, then deltas. */
+  async subscribe(client: StreamClient, channel: string): Promise<void> {
+    const [kind, id] = channel.split(':');
+    if (kind === 'user') {
+      if (client.userId === null)
+        throw new StreamError('UNAUTHENTICATED', 'The user channel needs an API key or session token');
+      this.hub.add(client, `user:${client.userId}`, true);
+      client.send({ type: 'subscribed', channel: 'user' });
+      return;
+    }
+    if ((kind !== 'book' && kind !== 'trades') || !id || !/^[1-9]\d{0,15}$/.test(id)) {
+      throw new StreamError(
+        'BAD_CHANNEL',
+        `Unknown channel "${channel}": use book:<optionId>, trades:<optionId> or user`,
+      );
+    }
+    if (kind === 'trades') {
+      if (!(await this.stream.bookSnapshot(this.db, Number(id))))
+        throw new StreamError('NOT_FOUND', 'Option not found');
+      this.hub.add(client, channel, true);
+      client.send({ type: 'subscribed', channel });
+      return;
+    }
+    this.hub.add(client, channel, false);
+    await this.sendSnapshot(client, channel, Number(id));
+  }
+
+  unsubscribe(client: StreamClient, channel: string): void {
+    this.hub.remove(client, channel === 'user' && client.userId !== null ? `user:${client.userId}` : channel);
+    client.send({ type: 'unsubscribed', channel });
+  }
+
+  /** A fresh snapshot for a client that saw a gap in the sequence. */
+  async resync(client: StreamClient, channel: string): Promise<void> {
+    const [kind, id] = channel.split(':');
+    if (kind !== 'book' || !client.subscriptions.has(channel)) {
+      throw new StreamError('NOT_SUBSCRIBED', `Subscribe to ${channel} before asking to resync it`);
+    }
+    const subscription = client.subscriptions.get(channel);
+    if (subscription) subscription.ready = false;
+    await this.sendSnapshot(client, channel, Number(id));
+  }
+
+  private async sendSnapshot(client: StreamClient, channel: string, optionId: number): Promise<void> {
+    const snapshot = await this.snapshot(optionId);
+    if (!snapshot) {
+      this.hub.remove(client, channel);
+      throw new StreamError('NOT_FOUND', 'Option not found');
+    }
+    client.send({ type: 'snapshot', channel, ...snapshot });
+    this.hub.markReady(client, channel, snapshot.seq);
+  }
+
+  drop(client: StreamClient): void {
+    this.hub.drop(client);
+  }
+}
+
+export class StreamError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function orderEvent(order: OrderRow) {
+  return {
+    id: String(order.id),
+    optionId: String(order.option_id),
+    kind: order.kind,
+    side: order.side,
+    action: order.action,
+    priceCents: order.price_cents,
+    quantity: order.quantity,
+    filledQuantity: order.filled_quantity,
+    status: order.status,
+    cancelReason: order.cancel_reason,
+  };
+}
+
+function fillEvent(trade: TradeRow) {
+  return {
+    id: String(trade.id),
+    orderId: String(trade.order_id),
+    optionId: String(trade.option_id),
+    side: trade.side,
+    action: trade.action,
+    quantity: trade.quantity,
+    priceCents: trade.price_cents,
+    feeCents: trade.fee_cents,
+    liquidity: trade.liquidity,
+    createdAt: trade.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,574 @@
+import { type Selectable, sql } from 'kysely';
+import type { RestingOrder } from '../../exchange/order-book.js';
+import type { PositionState } from '../../exchange/positions.js';
+import type {
+  OrderStatus,
+  OrdersTable,
+  PositionsTable,
+  SideText,
+  TradesTable,
+} from '../../platform/db/schema.js';
+import type { Queryable } from '../../platform/db/types.js';
+
+export type OrderRow = Selectable<OrdersTable>;
+export type PositionRow = Selectable<PositionsTable>;
+export type TradeRow = Selectable<TradesTable>;
+
+export const OPEN_STATUSES: OrderStatus[] = ['open', 'partially_filled'];
+
+/** The option with its event's state, as read under the option's lock. */
+export interface LockedOption {
+  id: number;
+  event_id: number;
+  label: string;
+  liquidity_b: number;
+  amm_offset: number;
+  amm_yes_shares: number;
+  amm_no_shares: number;
+  last_yes_price: number | null;
+  event_status: string;
+  closes_at: Date;
+  slug: string;
+}
+
+export interface NewOrder {
+  userId: number;
+  optionId: number;
+  kind: 'market' | 'limit';
+  side: SideText;
+  action: 'BUY' | 'SELL';
+  priceCents: number;
+  bookSide: 'bid' | 'ask';
+  bookPrice: number;
+  quantity: number;
+  clientOrderId: string | null;
+  expiresAt: Date | null;
+}
+
+export interface OrderOutcome {
+  id: number;
+  filledQuantity: number;
+  reservedCents: number;
+  status: OrderStatus;
+  cancelReason: string | null;
+}
+
+export interface NewTrade {
+  fillIndex: number;
+  orderId: number;
+  userId: number;
+  side: SideText;
+  action: 'BUY' | 'SELL';
+  quantity: number;
+  priceCents: number;
+  feeCents: number;
+  liquidity: 'maker' | 'taker';
+}
+
+export class TradingRepository {
+  /**
+   * Takes the option's row lock: every change to an option's book (orders, cancels, expiry, close,
+   * settlement) runs under it, so matching is serialised per option across all instances.
+   */
+  lockOption(db: Queryable, optionId: number, skipLocked = false): Promise<LockedOption | undefined> {
+    let query = db
+      .selectFrom('options as o')
+      .innerJoin('events as e', 'e.id', 'o.event_id')
+      .select([
+        'o.id',
+        'o.event_id',
+        'o.label',
+        'o.liquidity_b',
+        'o.amm_offset',
+        'o.amm_yes_shares',
+        'o.amm_no_shares',
+        'o.last_yes_price',
+        'e.status as event_status',
+        'e.closes_at',
+        'e.slug',
+      ])
+      .where('o.id', '=', optionId)
+      .forUpdate('o');
+    if (skipLocked) query = query.skipLocked();
+    return query.executeTakeFirst();
+  }
+
+  async cashBalance(db: Queryable, userId: number): Promise<number> {
+    const row = await db
+      .selectFrom('ledger_accounts')
+      .select('balance')
+      .where('user_id', '=', userId)
+      .where('kind', '=', 'cash')
+      .executeTakeFirst();
+    return row?.balance ?? 0;
+  }
+
+  /**
+   * The opposite side's resting orders that the incoming order could reach, in priority order: enough of
+   * other users' quantity to fill it, plus the caller's own orders on the way (cancelled by self-trade
+   * prevention).
+   */
+  async crossingOrders(
+    db: Queryable,
+    optionId: number,
+    side: 'bid' | 'ask',
+    limitPrice: number,
+    quantity: number,
+    takerId: number,
+  ): Promise<RestingOrder[]> {
+    const priceOrder = side === 'ask' ? sql`book_price ASC` : sql`book_price DESC`;
+    const priceLimit = side === 'ask' ? sql`book_price <= ${limitPrice}` : sql`book_price >= ${limitPrice}`;
+    const rows = await sql<OrderRow>`
+      SELECT * FROM (
+        SELECT o.*, coalesce(sum(CASE WHEN user_id <> ${takerId} THEN quantity - filled_quantity ELSE 0 END)
+          OVER (ORDER BY ${priceOrder}, id ASC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS ahead
+        FROM orders o
+        WHERE option_id = ${optionId} AND book_side = ${side} AND status IN ('open', 'partially_filled') AND ${priceLimit}
+      ) crossing
+      WHERE ahead < ${quantity}
+      ORDER BY ${priceOrder}, id ASC`.execute(db);
+    return rows.rows.map(toResting);
+  }
+
+  /** Every resting order of an option, for a whole-book view. */
+  async openOrdersOf(db: Queryable, optionId: number): Promise<OrderRow[]> {
+    return db
+      .selectFrom('orders')
+      .selectAll()
+      .where('option_id', '=', optionId)
+      .where('status', 'in', OPEN_STATUSES)
+      .orderBy('id')
+      .execute();
+  }
+
+  insertOrder(db: Queryable, order: NewOrder): Promise<OrderRow> {
+    return db
+      .insertInto('orders')
+      .values({
+        user_id: order.userId,
+        option_id: order.optionId,
+        kind: order.kind,
+        side: order.side,
+        action: order.action,
+        price_cents: order.priceCents,
+        book_side: order.bookSide,
+        book_price: order.bookPrice,
+        quantity: order.quantity,
+        status: 'open',
+        client_order_id: order.clientOrderId,
+        expires_at: order.expiresAt,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  /** Writes the new fill, reservation and status of several orders at once. */
+  async updateOrders(db: Queryable, outcomes: OrderOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const values = sql.join(
+      outcomes.map(
+        (o) =>
+          sql`(${o.id}::bigint, ${o.filledQuantity}::bigint, ${o.reservedCents}::bigint, ${o.status}::text, ${o.cancelReason}::text)`,
+      ),
+    );
+    await sql`
+      UPDATE orders SET filled_quantity = v.filled, reserved_cents = v.reserved, status = v.status,
+        cancel_reason = coalesce(v.reason, orders.cancel_reason), updated_at = now()
+      FROM (VALUES ${values}) AS v(id, filled, reserved, status, reason)
+      WHERE orders.id = v.id`.execute(db);
+  }
+
+  findOrders(db: Queryable, ids: number[]): Promise<OrderRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db.selectFrom('orders').selectAll().where('id', 'in', ids).execute();
+  }
+
+  findOrderWithMarket(db: Queryable, id: number) {
+    return db
+      .selectFrom('orders as o')
+      .innerJoin('options as op', 'op.id', 'o.option_id')
+      .innerJoin('events as e', 'e.id', 'op.event_id')
+      .selectAll('o')
+      .select(['e.slug as event_slug', 'op.label as option_label'])
+      .where('o.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  findOrder(db: Queryable, id: number): Promise<OrderRow | undefined> {
+    return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async insertFills(
+    db: Queryable,
+    optionId: number,
+    takerOrderId: number,
+    fills: {
+      yesPrice: number;
+      quantity: number;
+      kind: 'mint' | 'transfer' | 'merge';
+      makerOrderId: number | null;
+    }[],
+  ): Promise<{ id: number; created_at: Date }[]> {
+    if (fills.length === 0) return [];
+    return db
+      .insertInto('fills')
+      .values(
+        fills.map((fill) => ({
+          option_id: optionId,
+          yes_price: fill.yesPrice,
+          quantity: fill.quantity,
+          kind: fill.kind,
+          taker_order_id: takerOrderId,
+          maker_order_id: fill.makerOrderId,
+        })),
+      )
+      .returning(['id', 'created_at'])
+      .execute();
+  }
+
+  insertTrades(
+    db: Queryable,
+    optionId: number,
+    eventId: number,
+    fillIds: number[],
+    trades: NewTrade[],
+  ): Promise<TradeRow[]> {
+    if (trades.length === 0) return Promise.resolve([]);
+    return db
+      .insertInto('trades')
+      .values(
+        trades.map((trade) => ({
+          fill_id: fillIds[trade.fillIndex] as number,
+          order_id: trade.orderId,
+          user_id: trade.userId,
+          option_id: optionId,
+          event_id: eventId,
+          side: trade.side,
+          action: trade.action,
+          quantity: trade.quantity,
+          price_cents: trade.priceCents,
+          fee_cents: trade.feeCents,
+          liquidity: trade.liquidity,
+        })),
+      )
+      .returningAll()
+      .execute();
+  }
+
+  /** Locks the positions of these holders in an option (creating none). */
+  lockPositions(db: Queryable, optionId: number, userIds: number[]): Promise<PositionRow[]> {
+    if (userIds.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('positions')
+      .selectAll()
+      .where('option_id', '=', optionId)
+      .where('user_id', 'in', userIds)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+  }
+
+  lockPosition(
+    db: Queryable,
+    userId: number,
+    optionId: number,
+    side: SideText,
+  ): Promise<PositionRow | undefined> {
+    return db
+      .selectFrom('positions')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('option_id', '=', optionId)
+      .where('side', '=', side)
+      .forUpdate()
+      .executeTakeFirst();
+  }
+
+  async savePositions(
+    db: Queryable,
+    optionId: number,
+    positions: { userId: number; side: SideText; state: PositionState }[],
+  ): Promise<void> {
+    if (positions.length === 0) return;
+    await db
+      .insertInto('positions')
+      .values(
+        positions.map((p) => ({
+          user_id: p.userId,
+          option_id: optionId,
+          side: p.side,
+          quantity: p.state.quantity,
+          reserved_quantity: p.state.reservedQuantity,
+          cost_cents: p.state.costCents,
+          realized_pnl_cents: p.state.realizedPnlCents,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['user_id', 'option_id', 'side']).doUpdateSet((eb) => ({
+          quantity: eb.ref('excluded.quantity'),
+          reserved_quantity: eb.ref('excluded.reserved_quantity'),
+          cost_cents: eb.ref('excluded.cost_cents'),
+          realized_pnl_cents: eb.ref('excluded.realized_pnl_cents'),
+          updated_at: new Date(),
+        })),
+      )
+      .execute();
+  }
+
+  async updateOptionAfterMatch(
+    db: Queryable,
+    optionId: number,
+    change: {
+      ammYesShares: number;
+      ammNoShares: number;
+      pairsMinted: number;
+      pairsMerged: number;
+      volumeShares: number;
+      volumeCents: number;
+      lastYesPrice: number | null;
+    },
+  ): Promise<number> {
+    const row = await db
+      .updateTable('options')
+      .set((eb) => ({
+        amm_yes_shares: change.ammYesShares,
+        amm_no_shares: change.ammNoShares,
+        pairs_minted: eb('pairs_minted', '+', change.pairsMinted),
+        pairs_merged: eb('pairs_merged', '+', change.pairsMerged),
+        volume_shares: eb('volume_shares', '+', change.volumeShares),
+        volume_cents: eb('volume_cents', '+', change.volumeCents),
+        ...(change.lastYesPrice !== null ? { last_yes_price: change.lastYesPrice } : {}),
+        book_version: eb('book_version', '+', 1),
+      }))
+      .where('id', '=', optionId)
+      .returning('book_version')
+      .executeTakeFirstOrThrow();
+    return row.book_version;
+  }
+
+  async bumpBookVersion(db: Queryable, optionId: number) {
+    return db
+      .updateTable('options')
+      .set((eb) => ({ book_version: eb('book_version', '+', 1) }))
+      .where('id', '=', optionId)
+      .returning(['book_version', 'liquidity_b', 'amm_offset', 'amm_yes_shares', 'amm_no_shares'])
+      .executeTakeFirstOrThrow();
+  }
+
+  /** Resting user quantity at some ladder prices of an option. */
+  async levelsAt(db: Queryable, optionId: number, bids: number[], asks: number[]) {
+    if (bids.length === 0 && asks.length === 0) return [];
+    return db
+      .selectFrom('orders')
+      .select([
+        'book_side',
+        'book_price',
+        sql<number>`sum(quantity - filled_quantity)::bigint`.as('quantity'),
+        sql<number>`count(*)::int`.as('orders'),
+      ])
+      .where('option_id', '=', optionId)
+      .where('status', 'in', OPEN_STATUSES)
+      .where((eb) =>
+        eb.or([
+          ...(bids.length ? [eb.and([eb('book_side', '=', 'bid'), eb('book_price', 'in', bids)])] : []),
+          ...(asks.length ? [eb.and([eb('book_side', '=', 'ask'), eb('book_price', 'in', asks)])] : []),
+        ]),
+      )
+      .groupBy(['book_side', 'book_price'])
+      .execute();
+  }
+
+  /** Claims an idempotency key for this request; returns the stored row when it was used before. */
+  async claimIdempotencyKey(
+    db: Queryable,
+    userId: number,
+    key: string,
+    requestHash: string,
+  ): Promise<{ request_hash: string; status_code: number | null; response: unknown } | null> {
+    const inserted = await db
+      .insertInto('idempotency_keys')
+      .values({ user_id: userId, key, request_hash: requestHash })
+      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    if (inserted) return null;
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .select(['request_hash', 'status_code', 'response'])
+      .where('user_id', '=', userId)
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
+    return row;
+  }
+
+  async completeIdempotencyKey(
+    db: Queryable,
+    userId: number,
+    key: string,
+    statusCode: number,
+    response: unknown,
+  ): Promise<void> {
+    await db
+      .updateTable('idempotency_keys')
+      .set({ status_code: statusCode, response: JSON.stringify(response) })
+      .where('user_id', '=', userId)
+      .where('key', '=', key)
+      .execute();
+  }
+
+  listOrders(db: Queryable, userId: number, open: boolean, beforeId: number | null, limit: number) {
+    let query = db
+      .selectFrom('orders as o')
+      .innerJoin('options as op', 'op.id', 'o.option_id')
+      .innerJoin('events as e', 'e.id', 'op.event_id')
+      .selectAll('o')
+      .select(['e.slug as event_slug', 'op.label as option_label'])
+      .where('o.user_id', '=', userId)
+      .where('o.status', open ? 'in' : 'not in', OPEN_STATUSES)
+      .orderBy('o.id', 'desc')
+      .limit(limit + 1);
+    if (!open) query = query.where('o.kind', '=', 'limit');
+    if (beforeId !== null) query = query.where('o.id', '<', beforeId);
+    return query.execute();
+  }
+
+  listTrades(db: Queryable, userId: number, settled: boolean | null, beforeId: number | null, limit: number) {
+    let query = db
+      .selectFrom('trades as t')
+      .innerJoin('options as op', 'op.id', 't.option_id')
+      .innerJoin('events as e', 'e.id', 't.event_id')
+      .innerJoin('orders as o', 'o.id', 't.order_id')
+      .selectAll('t')
+      .select(['e.slug as event_slug', 'op.label as option_label', 'o.kind as order_kind'])
+      .where('t.user_id', '=', userId)
+      .orderBy('t.id', 'desc')
+      .limit(limit + 1);
+    if (settled !== null) query = query.where('e.status', settled ? '=' : '<>', 'settled');
+    if (beforeId !== null) query = query.where('t.id', '<', beforeId);
+    return query.execute();
+  }
+
+  /** Open positions (shares held) of a user, with what is needed to value them. */
+  positionsOf(db: Queryable, userId: number) {
+    return db
+      .selectFrom('positions as p')
+      .innerJoin('options as op', 'op.id', 'p.option_id')
+      .innerJoin('events as e', 'e.id', 'op.event_id')
+      .selectAll('p')
+      .select([
+        'e.slug as event_slug',
+        'e.title as event_title',
+        'e.status as event_status',
+        'op.label as option_label',
+        'op.last_yes_price',
+      ])
+      .where('p.user_id', '=', userId)
+      .where('p.quantity', '>', 0)
+      .orderBy('p.id')
+      .execute();
+  }
+
+  async realizedPnl(db: Queryable, userId: number): Promise<number> {
+    const row = await db
+      .selectFrom('positions')
+      .select(sql<number>`coalesce(sum(realized_pnl_cents), 0)::bigint`.as('total'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    return Number(row.total);
+  }
+
+  async openOrderCount(db: Queryable, userId: number): Promise<number> {
+    const row = await db
+      .selectFrom('orders')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('status', 'in', OPEN_STATUSES)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Open orders past their expiry, oldest first (not locked: the option lock is taken per order). */
+  dueExpiries(db: Queryable, limit: number) {
+    return db
+      .selectFrom('orders')
+      .select(['id', 'option_id', 'expires_at'])
+      .where('status', 'in', OPEN_STATUSES)
+      .where('expires_at', '<=', new Date())
+      .orderBy('expires_at')
+      .limit(limit)
+      .execute();
+  }
+
+  holdersOf(db: Queryable, optionId: number): Promise<PositionRow[]> {
+    return db
+      .selectFrom('positions')
+      .selectAll()
+      .where('option_id', '=', optionId)
+      .where('quantity', '>', 0)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+  }
+
+  async insertSettlements(
+    db: Queryable,
+    rows: {
+      userId: number;
+      optionId: number;
+      eventId: number;
+      side: SideText;
+      outcome: 'YES' | 'NO' | 'VOID';
+      quantity: number;
+      payoutCents: number;
+      pnlCents: number;
+    }[],
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await db
+      .insertInto('position_settlements')
+      .values(
+        rows.map((r) => ({
+          user_id: r.userId,
+          option_id: r.optionId,
+          event_id: r.eventId,
+          side: r.side,
+          outcome: r.outcome,
+          quantity: r.quantity,
+          payout_cents: r.payoutCents,
+          pnl_cents: r.pnlCents,
+        })),
+      )
+      .execute();
+  }
+
+  async clearAmmInventory(db: Queryable, optionId: number): Promise<void> {
+    await db
+      .updateTable('options')
+      .set({ amm_yes_shares: 0, amm_no_shares: 0 })
+      .where('id', '=', optionId)
+      .execute();
+  }
+
+  async hasHeldPosition(db: Queryable, userId: number, eventId: number): Promise<boolean> {
+    const row = await db
+      .selectFrom('positions as p')
+      .innerJoin('options as o', 'o.id', 'p.option_id')
+      .select('p.id')
+      .where('p.user_id', '=', userId)
+      .where('o.event_id', '=', eventId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+}
+
+function toResting(row: OrderRow): RestingOrder {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    side: row.side,
+    action: row.action,
+    bookSide: row.book_side,
+    bookPrice: row.book_price,
+    remaining: row.quantity - row.filled_quantity,
+  };
+}

@@ -1,0 +1,143 @@
+import { Type } from '@sinclair/typebox';
+import { IdString } from '../../platform/http.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+const DateTime = Type.String({ format: 'date-time' });
+
+export const SideSchema = Type.Union([Type.Literal('YES'), Type.Literal('NO')], { description: 'YES or NO' });
+export const ActionSchema = Type.Union([Type.Literal('BUY'), Type.Literal('SELL')], {
+  description: 'BUY or SELL (SELL only shares you hold: to bet against YES, buy NO)',
+});
+const Price = (description: string) => Type.Integer({ minimum: 1, maximum: 99, description });
+const Quantity = Type.Integer({
+  minimum: 1,
+  maximum: 1_000_000_000,
+  description: 'Whole shares (default limit 1..1,000,000)',
+});
+const OptionRef = {
+  optionId: Type.Optional(IdString),
+  eventSlug: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  optionLabel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+};
+const ClientOrderId = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'Your id for the order; a retry with the same id is idempotent',
+  }),
+);
+
+export const TradeBody = Type.Object(
+  {
+    ...OptionRef,
+    side: SideSchema,
+    action: ActionSchema,
+    quantity: Quantity,
+    priceCents: Price('Worst acceptable price of your side: the most a BUY pays, the least a SELL accepts'),
+    clientOrderId: ClientOrderId,
+  },
+  { additionalProperties: false },
+);
+
+export const LimitOrderBody = Type.Object(
+  {
+    ...OptionRef,
+    side: SideSchema,
+    action: ActionSchema,
+    quantity: Quantity,
+    limitPriceCents: Price('Limit price of your side'),
+    expiresInHours: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 720, description: '1..720; absent = good till cancelled' }),
+    ),
+    clientOrderId: ClientOrderId,
+  },
+  { additionalProperties: false },
+);
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
+
+export const TradeView = Type.Object({
+  id: IdString,
+  orderId: IdString,
+  optionId: IdString,
+  eventSlug: Type.String(),
+  optionLabel: Type.String(),
+  side: SideSchema,
+  action: ActionSchema,
+  quantity: Type.Integer(),
+  priceCents: Type.Integer({ description: 'Execution price of your side' }),
+  feeCents: Type.Integer(),
+  liquidity: Type.Union([Type.Literal('maker'), Type.Literal('taker')]),
+  orderKind: Type.Union([Type.Literal('market'), Type.Literal('limit')]),
+  createdAt: DateTime,
+});
+
+export const OrderView = Type.Object({
+  id: IdString,
+  optionId: IdString,
+  eventSlug: Type.String(),
+  optionLabel: Type.String(),
+  kind: Type.Union([Type.Literal('market'), Type.Literal('limit')]),
+  side: SideSchema,
+  action: ActionSchema,
+  quantity: Type.Integer(),
+  priceCents: Type.Integer({ description: 'The limit (worst acceptable) price of your side' }),
+  filledQuantity: Type.Integer(),
+  remainingQuantity: Type.Integer(),
+  status: Type.Union(
+    ['open', 'partially_filled', 'filled', 'cancelled', 'expired'].map((s) => Type.Literal(s)),
+  ),
+  cancelReason: Nullable(Type.String()),
+  reservedCents: Type.Integer({ description: 'Cash still held for this order' }),
+  clientOrderId: Nullable(Type.String()),
+  expiresAt: Nullable(DateTime),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+
+export const PlacedOrderView = Type.Composite([
+  OrderView,
+  Type.Object({
+    averagePriceCents: Nullable(Type.Integer()),
+    feeCents: Type.Integer(),
+    trades: Type.Array(TradeView),
+    selfTradeCancelledOrderIds: Type.Array(IdString, {
+      description: 'Your own resting orders this order met: cancelled instead of filled',
+    }),
+  }),
+]);
+
+export const PositionView = Type.Object({
+  id: IdString,
+  optionId: IdString,
+  eventSlug: Type.String(),
+  eventTitle: Type.String(),
+  optionLabel: Type.String(),
+  side: SideSchema,
+  quantity: Type.Integer(),
+  reservedQuantity: Type.Integer({ description: 'Shares locked by your open SELL orders' }),
+  avgPriceCents: Type.Integer({ description: 'Average cost per share, fees included' }),
+  costCents: Type.Integer(),
+  markPriceCents: Nullable(Type.Integer({ description: 'Last traded price of this side' })),
+  valueCents: Type.Integer(),
+  unrealizedPnlCents: Type.Integer(),
+  realizedPnlCents: Type.Integer(),
+  stopLossProbBps: Nullable(Type.Integer()),
+  takeProfitProbBps: Nullable(Type.Integer()),
+});
+
+export const Portfolio = Type.Object({
+  data: Type.Array(PositionView),
+  summary: Type.Object({
+    cashCents: Type.Integer(),
+    reservedCents: Type.Integer({ description: 'Cash held for open BUY orders' }),
+    positionsValueCents: Type.Integer(),
+    totalValueCents: Type.Integer({ description: 'cash + reserved + positions value' }),
+    realizedPnlCents: Type.Integer(),
+    unrealizedPnlCents: Type.Integer(),
+    openOrders: Type.Integer(),
+  }),
+});

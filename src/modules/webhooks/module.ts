@@ -1,0 +1,40 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../platform/db/schema.js';
+import type { JobRunner } from '../../platform/jobs.js';
+import type { NotificationsService } from '../notifications/service.js';
+import { WebhookOutbox } from './outbox.js';
+import { WebhooksRepository } from './repository.js';
+import { WebhooksService } from './service.js';
+import { UrlGuard } from './url-guard.js';
+
+export type { WebhookEvent, WebhookOutbox } from './outbox.js';
+export { webhooksRoutes } from './routes.js';
+
+export const WEBHOOK_JOBS = { deliver: 'webhooks.deliver', prune: 'webhooks.prune' } as const;
+
+export interface WebhooksModule {
+  service: WebhooksService;
+  /** Other areas write their events here, in the transaction of the change. */
+  outbox: WebhookOutbox;
+}
+
+/**
+ * Signed webhooks: subscriptions, the outbox (every feed item is also offered to the user's subscriptions) and
+ * the delivery jobs.
+ */
+export function createWebhooks(deps: {
+  db: Kysely<DB>;
+  notifications: NotificationsService;
+  jobs: JobRunner;
+  config: { webhookTimeoutMs: number; webhookAllowPrivate: boolean };
+}): WebhooksModule {
+  const repository = new WebhooksRepository();
+  const outbox = new WebhookOutbox(repository);
+  const service = new WebhooksService(deps.db, repository, new UrlGuard(deps.config.webhookAllowPrivate), {
+    timeoutMs: deps.config.webhookTimeoutMs,
+  });
+  deps.notifications.onNotified((trx, rows) => outbox.publishNotifications(trx, rows));
+  deps.jobs.register(WEBHOOK_JOBS.deliver, () => service.deliverDue());
+  deps.jobs.register(WEBHOOK_JOBS.prune, () => service.pruneFinished());
+  return { service, outbox };
+}

@@ -1,0 +1,78 @@
+import type { Queryable } from '../../platform/db/types.js';
+import type { NotificationRow } from '../notifications/service.js';
+import type { WebhookEventType } from './events.js';
+import type { WebhooksRepository } from './repository.js';
+import { newMessageId } from './signature.js';
+
+export interface WebhookEvent {
+  userId: number;
+  type: WebhookEventType;
+  data: Record<string, unknown>;
+}
+
+/** Feed items whose change publishes its own typed event with richer data; the feed copy is not sent again. */
+const PUBLISHED_AT_SOURCE = new Set<string>([
+  'order.filled',
+  'order.cancelled',
+  'order.expired',
+  'trade.executed',
+  'position.protection_triggered',
+]);
+/** Feed items delivered under their own type rather than as notification.created. */
+const TYPED_FEED_ITEMS = new Set<string>(['market.resolved', 'market.settled']);
+
+/**
+ * The transactional outbox. Events are written in the caller's transaction, so a webhook exists exactly when the
+ * change it describes was committed; the delivery job sends them afterwards. Nothing is written for a user
+ * without a subscription that wants the type.
+ */
+export class WebhookOutbox {
+  constructor(private readonly webhooks: WebhooksRepository) {}
+
+  async publish(trx: Queryable, events: WebhookEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const subscriptions = await this.webhooks.subscriptionsOf(trx, [...new Set(events.map((e) => e.userId))]);
+    if (subscriptions.length === 0) return;
+    const createdAt = new Date().toISOString();
+    const rows = [];
+    for (const event of events) {
+      const subscriptionIds = subscriptions
+        .filter(
+          (s) => s.user_id === event.userId && (s.event_types === null || s.event_types.includes(event.type)),
+        )
+        .map((s) => s.id);
+      if (subscriptionIds.length === 0) continue;
+      const messageId = newMessageId();
+      const body = JSON.stringify({ id: messageId, type: event.type, createdAt, data: event.data });
+      rows.push({ messageId, userId: event.userId, type: event.type, body, subscriptionIds });
+    }
+    await this.webhooks.insertEvents(trx, rows);
+  }
+
+  /** The webhook form of feed items, for the notifications listener. */
+  publishNotifications(trx: Queryable, rows: NotificationRow[]): Promise<void> {
+    return this.publish(trx, rows.filter((row) => !PUBLISHED_AT_SOURCE.has(row.type)).map(toWebhookEvent));
+  }
+}
+
+function toWebhookEvent(row: NotificationRow): WebhookEvent {
+  if (TYPED_FEED_ITEMS.has(row.type)) {
+    return {
+      userId: row.user_id,
+      type: row.type as WebhookEventType,
+      data: { ...row.data, title: row.title, body: row.body, notificationId: String(row.id) },
+    };
+  }
+  return {
+    userId: row.user_id,
+    type: 'notification.created',
+    data: {
+      id: String(row.id),
+      type: row.type,
+      title: row.title,
+      body: row.body,
+      data: row.data,
+      createdAt: row.created_at.toISOString(),
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AccountSuspendedError, ForbiddenError, UnauthenticatedError } from './errors.js';
+
+export type Role = 'user' | 'admin';
+
+export interface AuthUser {
+  userId: number;
+  role: Role;
+  suspended: boolean;
+  credential: { kind: 'session' | 'apiKey'; id: number };
+}
+
+/** Looks up who a bearer token belongs to; null when it is unknown, expired or revoked. */
+export type CredentialResolver = (token: string) => Promise<AuthUser | null>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user: AuthUser | null;
+    /** True when an Authorization header was sent but did not identify anyone. */
+    badCredentials: boolean;
+  }
+  interface FastifyInstance {
+    authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    authorizeAdmin: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  }
+}
+
+export const API_KEY_PREFIX = 'pmx_live_';
+export const SESSION_PREFIX = 'pmx_sess_';
+
+export function newSecret(prefix: string): string {
+  return prefix + randomBytes(32).toString('base64url');
+}
+
+/** Secrets carry 256 random bits, so a fast hash is enough to store them safely. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+function bearerOf(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? '';
+}
+
+/** The signed-in user of a route that requires one (the route's onRequest hook has checked it). */
+export function currentUser(request: FastifyRequest): AuthUser {
+  if (!request.user) throw new UnauthenticatedError();
+  return request.user;
+}
+
+export const authPlugin = fp<{ resolve: CredentialResolver }>(
+  async (app: FastifyInstance, { resolve }) => {
+    app.decorateRequest('user', null);
+    app.decorateRequest('badCredentials', false);
+
+    app.addHook('onRequest', async (request) => {
+      const token = bearerOf(request);
+      if (token === null) return;
+      const user = token.length > 0 && token.length <= 200 ? await resolve(token) : null;
+      if (user) request.user = user;
+      else request.badCredentials = true;
+    });
+
+    app.decorate('authenticate', async (request: FastifyRequest) => {
+      if (!request.user) {
+        throw new UnauthenticatedError(
+          request.badCredentials ? 'Invalid, expired or revoked API key or session token' : undefined,
+        );
+      }
+      if (request.user.suspended) throw new AccountSuspendedError();
+    });
+
+    app.decorate('authorizeAdmin', async (request: FastifyRequest, reply: FastifyReply) => {
+      await app.authenticate(request, reply);
+      if (request.user?.role !== 'admin') throw new ForbiddenError('Admin role required');
+    });
+  },
+  { name: 'auth' },
+);

@@ -1,0 +1,265 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { AutomationTables } from '../../modules/automation/tables.js';
+import type { CompetitionTables } from '../../modules/competitions/tables.js';
+import type { FlagTables } from '../../modules/flags/tables.js';
+import type { GamificationTables } from '../../modules/gamification/tables.js';
+import type { IntegrationTables } from '../../modules/integrations/tables.js';
+import type { NotificationTables } from '../../modules/notifications/tables.js';
+import type { ProfileTables } from '../../modules/profile/tables.js';
+import type { SocialTables } from '../../modules/social/tables.js';
+import type { WebhookTables } from '../../modules/webhooks/tables.js';
+
+/** A timestamp column: read as Date, written as Date or an ISO string. */
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+export type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+export type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+export type Id = Generated<number>;
+
+export interface UsersTable {
+  id: Id;
+  email: string;
+  username: string;
+  password_hash: string;
+  first_name: string | null;
+  last_name: string | null;
+  role: Generated<'user' | 'admin'>;
+  referral_code: string;
+  referred_by: number | null;
+  suspended_at: Timestamp | null;
+  streak_current: Generated<number>;
+  streak_longest: Generated<number>;
+  streak_last_day: string | null;
+  created_at: CreatedAt;
+}
+
+export interface SessionsTable {
+  id: Id;
+  user_id: number;
+  token_hash: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface ApiKeysTable {
+  id: Id;
+  user_id: number;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  created_at: CreatedAt;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface LoginThrottleTable {
+  key: string;
+  failures: number;
+  window_started_at: Timestamp;
+}
+
+export type LedgerAccountKind = 'cash' | 'reserved' | 'escrow' | 'bonus' | 'amm' | 'fees' | 'stakes';
+
+export interface LedgerAccountsTable {
+  id: Id;
+  kind: LedgerAccountKind;
+  user_id: number | null;
+  option_id: number | null;
+  balance: Generated<number>;
+}
+
+export interface JournalEntriesTable {
+  id: Id;
+  kind: string;
+  memo: string;
+  user_id: number | null;
+  ref_type: string | null;
+  ref_id: number | null;
+  created_at: CreatedAt;
+}
+
+export interface PostingsTable {
+  id: Id;
+  entry_id: number;
+  account_id: number;
+  amount: number;
+}
+
+export interface FoundationTables {
+  users: UsersTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  login_throttle: LoginThrottleTable;
+  ledger_accounts: LedgerAccountsTable;
+  journal_entries: JournalEntriesTable;
+  postings: PostingsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+
+export type EventStatus = 'draft' | 'open' | 'closed' | 'resolved' | 'settled';
+export type SideText = 'YES' | 'NO';
+export type ActionText = 'BUY' | 'SELL';
+export type OrderStatus = 'open' | 'partially_filled' | 'filled' | 'cancelled' | 'expired';
+
+export interface EventsTable {
+  id: Id;
+  slug: string;
+  title: string;
+  description: Generated<string>;
+  category: string;
+  featured: Generated<boolean>;
+  status: Generated<EventStatus>;
+  resolution_source: string | null;
+  closes_at: Timestamp;
+  opened_at: Timestamp | null;
+  closed_at: Timestamp | null;
+  resolved_at: Timestamp | null;
+  settled_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  search: ColumnType<string, never, never>;
+}
+
+export interface OptionsTable {
+  id: Id;
+  event_id: number;
+  label: string;
+  sort_order: Generated<number>;
+  resolution: 'YES' | 'NO' | 'VOID' | null;
+  liquidity_b: Generated<number>;
+  amm_offset: Generated<number>;
+  amm_yes_shares: Generated<number>;
+  amm_no_shares: Generated<number>;
+  pairs_minted: Generated<number>;
+  pairs_merged: Generated<number>;
+  last_yes_price: number | null;
+  volume_shares: Generated<number>;
+  volume_cents: Generated<number>;
+  book_version: Generated<number>;
+  created_at: CreatedAt;
+}
+
+export interface OrdersTable {
+  id: Id;
+  user_id: number;
+  option_id: number;
+  kind: 'market' | 'limit';
+  side: SideText;
+  action: ActionText;
+  price_cents: number;
+  book_side: 'bid' | 'ask';
+  book_price: number;
+  quantity: number;
+  filled_quantity: Generated<number>;
+  reserved_cents: Generated<number>;
+  status: OrderStatus;
+  cancel_reason: string | null;
+  client_order_id: string | null;
+  expires_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface FillsTable {
+  id: Id;
+  option_id: number;
+  yes_price: number;
+  quantity: number;
+  kind: 'mint' | 'transfer' | 'merge';
+  taker_order_id: number;
+  maker_order_id: number | null;
+  created_at: CreatedAt;
+}
+
+export interface TradesTable {
+  id: Id;
+  fill_id: number;
+  order_id: number;
+  user_id: number;
+  option_id: number;
+  event_id: number;
+  side: SideText;
+  action: ActionText;
+  quantity: number;
+  price_cents: number;
+  fee_cents: Generated<number>;
+  liquidity: 'maker' | 'taker';
+  created_at: CreatedAt;
+}
+
+export interface PositionsTable {
+  id: Id;
+  user_id: number;
+  option_id: number;
+  side: SideText;
+  quantity: Generated<number>;
+  reserved_quantity: Generated<number>;
+  cost_cents: Generated<number>;
+  realized_pnl_cents: Generated<number>;
+  stop_loss_bps: number | null;
+  take_profit_bps: number | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: number;
+  key: string;
+  request_hash: string;
+  status_code: number | null;
+  response: ColumnType<unknown, string | null, string | null> | null;
+  created_at: CreatedAt;
+}
+
+export interface DisputesTable {
+  id: Id;
+  event_id: number;
+  user_id: number;
+  reason: string;
+  evidence_url: string | null;
+  status: Generated<'pending' | 'upheld' | 'rejected'>;
+  decision_note: string | null;
+  decided_by: number | null;
+  created_at: CreatedAt;
+  decided_at: Timestamp | null;
+}
+
+export interface PositionSettlementsTable {
+  id: Id;
+  user_id: number;
+  option_id: number;
+  event_id: number;
+  side: SideText;
+  outcome: 'YES' | 'NO' | 'VOID';
+  quantity: number;
+  payout_cents: number;
+  pnl_cents: number;
+  created_at: CreatedAt;
+}
+
+export interface ExchangeTables {
+  position_settlements: PositionSettlementsTable;
+  events: EventsTable;
+  options: OptionsTable;
+  orders: OrdersTable;
+  fills: FillsTable;
+  trades: TradesTable;
+  positions: PositionsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  disputes: DisputesTable;
+}
+
+export interface DB
+  extends FoundationTables,
+    ExchangeTables,
+    NotificationTables,
+    FlagTables,
+    IntegrationTables,
+    SocialTables,
+    CompetitionTables,
+    GamificationTables,
+    ProfileTables,
+    WebhookTables,
+    AutomationTables {}

@@ -1,0 +1,183 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+
+/** Every failure the API reports is one of these; status and code are decided here and nowhere else. */
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string, details?: FieldProblem[]) {
+    super(400, 'VALIDATION_FAILED', message, details);
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  constructor(message = 'Authentication required: send Authorization: Bearer <API key or session token>') {
+    super(401, 'UNAUTHENTICATED', message);
+  }
+}
+
+export class InvalidCredentialsError extends AppError {
+  constructor() {
+    super(401, 'INVALID_CREDENTIALS', 'Email or password is incorrect');
+  }
+}
+
+export class InsufficientFundsError extends AppError {
+  constructor(neededCents: number, availableCents: number) {
+    super(402, 'INSUFFICIENT_FUNDS', 'Not enough cash for this order', { neededCents, availableCents });
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = 'You are not allowed to do this') {
+    super(403, 'FORBIDDEN', message);
+  }
+}
+
+export class AccountSuspendedError extends AppError {
+  constructor() {
+    super(403, 'ACCOUNT_SUSPENDED', 'This account is suspended');
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(what: string) {
+    super(404, 'NOT_FOUND', `${what} not found`);
+  }
+}
+
+/** A conflict with the current state of a resource; the code names which one. */
+export class ConflictError extends AppError {
+  constructor(code: string, message: string, details?: unknown) {
+    super(409, code, message, details);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(message = 'Request body is too large') {
+    super(413, 'PAYLOAD_TOO_LARGE', message);
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(message = 'Unsupported media type') {
+    super(415, 'UNSUPPORTED_MEDIA_TYPE', message);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'RATE_LIMITED', `Too many requests; retry in ${retryAfterSeconds} seconds`, {
+      retryAfterSeconds,
+    });
+  }
+}
+
+export class FeatureDisabledError extends AppError {
+  constructor(feature: string) {
+    super(503, 'FEATURE_DISABLED', `${feature} is not available yet`);
+  }
+}
+
+export class ProviderNotConfiguredError extends AppError {
+  constructor(provider: string) {
+    super(503, 'PROVIDER_NOT_CONFIGURED', `No ${provider} provider is configured`);
+  }
+}
+
+interface ErrorBody {
+  error: string;
+  code: string;
+  details?: unknown;
+}
+
+type AjvIssue = { instancePath?: string; params?: Record<string, unknown>; message?: string };
+
+function fieldsOf(error: FastifyError): FieldProblem[] {
+  const issues = (error.validation ?? []) as AjvIssue[];
+  const where = error.validationContext ?? 'body';
+  return issues.map((issue) => {
+    const missing = issue.params?.missingProperty;
+    const extra = issue.params?.additionalProperty;
+    const path = (issue.instancePath ?? '').split('/').filter(Boolean).join('.');
+    const name = [where, path, typeof missing === 'string' ? missing : typeof extra === 'string' ? extra : '']
+      .filter(Boolean)
+      .join('.');
+    const message = typeof extra === 'string' ? 'is not an allowed field' : (issue.message ?? 'is invalid');
+    return { field: name, message };
+  });
+}
+
+/** Maps anything thrown in the app to the JSON error model; internals never leave the process. */
+export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
+  if (error instanceof AppError) {
+    const body: ErrorBody = { error: error.message, code: error.code };
+    if (error.details !== undefined) body.details = error.details;
+    return { status: error.statusCode, body };
+  }
+  const fastifyError = error as FastifyError;
+  if (fastifyError?.validation) {
+    const details = fieldsOf(fastifyError);
+    const summary = details.map((d) => `${d.field} ${d.message}`).join('; ');
+    return {
+      status: 400,
+      body: { error: `Invalid request: ${summary}`, code: 'VALIDATION_FAILED', details },
+    };
+  }
+  const status = fastifyError?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    switch (status) {
+      case 413:
+        return { status, body: { error: 'Request body is too large', code: 'PAYLOAD_TOO_LARGE' } };
+      case 415:
+        return {
+          status,
+          body: { error: 'Unsupported Content-Type; send application/json', code: 'UNSUPPORTED_MEDIA_TYPE' },
+        };
+      case 429:
+        return { status, body: { error: 'Too many requests', code: 'RATE_LIMITED' } };
+      case 400:
+        return {
+          status,
+          body: {
+            error: fastifyError.code?.startsWith('FST_ERR_CTP')
+              ? `Malformed request body: ${fastifyError.message}`
+              : fastifyError.message,
+            code: fastifyError.code?.startsWith('FST_ERR_CTP') ? 'MALFORMED_BODY' : 'BAD_REQUEST',
+          },
+        };
+      default:
+        return { status, body: { error: fastifyError.message, code: 'BAD_REQUEST' } };
+    }
+  }
+  if (error instanceof SyntaxError) {
+    return {
+      status: 400,
+      body: { error: `Malformed request body: ${error.message}`, code: 'MALFORMED_BODY' },
+    };
+  }
+  return { status: 500, body: { error: 'Internal server error', code: 'INTERNAL_ERROR' } };
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body } = toErrorResponse(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', 60);
+    return reply.status(status).send(body);
+  });
+}

@@ -1,0 +1,97 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { ValidationError } from './errors.js';
+
+/** Shared wire-format pieces: ids are strings, times ISO 8601, lists are cursor-paginated. */
+
+export const IdString = Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'Numeric id as a string' });
+export const IdParams = Type.Object({ id: IdString });
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String(),
+    code: Type.String(),
+    details: Type.Optional(Type.Unknown()),
+  },
+  { $id: 'Error', description: 'Every error: a human message, a machine code and optional details' },
+);
+
+const errorDescriptions: Record<number, string> = {
+  400: 'Validation failed (VALIDATION_FAILED, MALFORMED_BODY)',
+  401: 'Missing or invalid credentials (UNAUTHENTICATED)',
+  402: 'Not enough cash (INSUFFICIENT_FUNDS)',
+  403: 'Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED)',
+  404: 'Not found (NOT_FOUND)',
+  409: 'Conflict with the current state (the code names it)',
+  413: 'Body too large (PAYLOAD_TOO_LARGE)',
+  415: 'Unsupported media type (UNSUPPORTED_MEDIA_TYPE)',
+  429: 'Rate limited (RATE_LIMITED); see Retry-After',
+  503: 'Feature disabled or provider not configured',
+};
+
+/** Error responses for a route's OpenAPI entry. */
+export function errors(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const status of statuses) {
+    out[status] = Type.Ref(ErrorBody, { description: errorDescriptions[status] ?? 'Error' });
+  }
+  return out;
+}
+
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+};
+
+export function Page<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+}
+
+export type PageOf<T> = { data: T[]; nextCursor: string | null };
+
+/** Opaque cursor carrying the sort key of the last row of a page. */
+export function encodeCursor(values: (string | number)[]): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+function isIntegerKey(value: unknown): value is string | number {
+  return typeof value === 'number'
+    ? Number.isSafeInteger(value)
+    : typeof value === 'string' && /^-?\d{1,15}$/.test(value);
+}
+
+export function decodeCursor(cursor: string | undefined, arity: number): (string | number)[] | null {
+  if (cursor === undefined) return null;
+  try {
+    const values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    // Every cursor carries integer sort keys (ids, offsets); anything else would reach SQL as NaN or text.
+    if (Array.isArray(values) && values.length === arity && values.every(isIntegerKey)) {
+      return values;
+    }
+  } catch {
+    // fall through to the validation error below
+  }
+  throw new ValidationError('Invalid cursor', [
+    { field: 'query.cursor', message: 'is not a cursor from this API' },
+  ]);
+}
+
+/** Takes limit+1 rows and turns them into a page with the cursor of its last row. */
+export function toPage<Row, Item>(
+  rows: Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+  cursorOf: (row: Row) => (string | number)[],
+): PageOf<Item> {
+  const more = rows.length > limit;
+  const pageRows = more ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return {
+    data: pageRows.map(toItem),
+    nextCursor: more && last !== undefined ? encodeCursor(cursorOf(last)) : null,
+  };
+}
+
+export const iso = (date: Date): string => date.toISOString();
+export const isoOrNull = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+export type { Static };

@@ -1,0 +1,78 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Metrics } from './metrics.js';
+
+/**
+ * A background job is a plain service method that claims due work from the database (FOR UPDATE SKIP LOCKED),
+ * does it, and returns how many items it handled. Every instance runs every job; the database decides who gets
+ * which item, so nothing depends on one instance being special.
+ */
+export type Job = () => Promise<number>;
+
+export class JobRunner {
+  private readonly jobs = new Map<string, Job>();
+  private timers: NodeJS.Timeout[] = [];
+  private running = new Set<Promise<unknown>>();
+  private stopped = false;
+
+  constructor(
+    private readonly log: FastifyBaseLogger,
+    private readonly metrics: Metrics,
+  ) {}
+
+  register(name: string, job: Job): void {
+    if (this.jobs.has(name)) throw new Error(`job ${name} is registered twice`);
+    this.jobs.set(name, job);
+  }
+
+  names(): string[] {
+    return [...this.jobs.keys()];
+  }
+
+  /** Runs one job now until it finds no more work; returns the items handled. Tests use this. */
+  async runNow(name: string): Promise<number> {
+    const job = this.jobs.get(name);
+    if (!job) throw new Error(`no job named ${name}`);
+    let total = 0;
+    for (;;) {
+      const handled = await job();
+      total += handled;
+      if (handled === 0) return total;
+    }
+  }
+
+  start(intervalMs: number): void {
+    this.stopped = false;
+    for (const [name, job] of this.jobs) {
+      let busy = false;
+      const tick = async () => {
+        if (busy || this.stopped) return;
+        busy = true;
+        const run = (async () => {
+          try {
+            const handled = await job();
+            this.metrics.jobRuns.inc({ job: name, outcome: handled > 0 ? 'worked' : 'idle' });
+          } catch (err) {
+            this.metrics.jobRuns.inc({ job: name, outcome: 'failed' });
+            this.log.error({ err, job: name }, 'job failed');
+          } finally {
+            busy = false;
+          }
+        })();
+        this.running.add(run);
+        await run;
+        this.running.delete(run);
+      };
+      const timer = setInterval(tick, intervalMs);
+      timer.unref();
+      this.timers.push(timer);
+    }
+  }
+
+  /** Stops scheduling and waits for the runs in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await Promise.allSettled([...this.running]);
+  }
+}

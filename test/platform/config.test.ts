@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/platform/config.js';
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      databaseUrl: null,
+      dataDir: './data',
+      startingBalanceCents: 100000,
+      rateLimitMax: 60,
+      streakTimezone: 'Asia/Kolkata',
+      seedDemo: true,
+    });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['REDIS_URL', 'not a url'],
+    ['STARTING_BALANCE_CENTS', '-5'],
+    ['STREAK_TIMEZONE', 'Mars/Olympus'],
+    ['SEED_DEMO', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['ADMIN_EMAIL', 'nobody'],
+  ])('stops on %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrowError(name);
+  });
+});

@@ -1,0 +1,33 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { TEST_DATABASE_URL } from '../support/app.js';
+
+/**
+ * A short run of `npm run crash-test` (two SIGKILLs under load) in the PostgreSQL pass of CI. The embedded
+ * database does not fsync, so crash safety is only claimed, and tested, on PostgreSQL.
+ */
+describe.skipIf(!TEST_DATABASE_URL)('crash safety on PostgreSQL (short run)', () => {
+  it('keeps every acknowledged order and trade through two SIGKILLs, with a clean audit', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/crash-test.ts'], {
+      env: {
+        ...process.env,
+        CRASH_DATABASE_URL: TEST_DATABASE_URL ?? '',
+        CRASH_KILLS: '2',
+        CRASH_USERS: '16',
+        CRASH_CONCURRENCY: '12',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    process.stdout.write(output);
+    expect(code, output).toBe(0);
+    expect(output).toContain('crash test passed');
+  }, 120_000);
+});

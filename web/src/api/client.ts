@@ -1,0 +1,134 @@
+/** The one way the app talks to the service: same-origin fetch, Bearer session token, `{error, code}` errors. */
+
+const TOKEN_KEY = 'pmx.session';
+
+type TokenListener = (token: string | null) => void;
+const listeners = new Set<TokenListener>();
+
+export const sessionToken = {
+  get(): string | null {
+    try {
+      return localStorage.getItem(TOKEN_KEY);
+    } catch {
+      return null;
+    }
+  },
+  set(token: string | null): void {
+    try {
+      if (token) localStorage.setItem(TOKEN_KEY, token);
+      else localStorage.removeItem(TOKEN_KEY);
+    } catch {
+      // Storage can be unavailable (private mode, quota); the session then lasts until the page is closed.
+    }
+    for (const listener of listeners) listener(token);
+  },
+  subscribe(listener: TokenListener): () => void {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+};
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** The endpoint does not exist on this server (yet), or the feature behind it is switched off. */
+  get unavailable(): boolean {
+    return (this.status === 404 && this.message.startsWith('No route ')) || this.status === 503;
+  }
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+async function send(path: string, options: RequestOptions): Promise<Response> {
+  const token = sessionToken.get();
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (token) headers.authorization = `Bearer ${token}`;
+  let body: BodyInit | undefined;
+  if (options.body instanceof FormData) body = options.body;
+  else if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(path, { method: options.method ?? 'GET', headers, body, signal: options.signal });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'AbortError') throw error;
+    throw new ApiError(0, 'NETWORK', 'Cannot reach the server. Check your connection and try again.');
+  }
+  if (response.ok) return response;
+  throw await toApiError(response, token !== null);
+}
+
+async function toApiError(response: Response, hadToken: boolean): Promise<ApiError> {
+  let code = `HTTP_${response.status}`;
+  let message = response.statusText || 'Request failed';
+  let details: unknown;
+  try {
+    const body = (await response.json()) as { error?: unknown; code?: unknown; details?: unknown };
+    if (typeof body.error === 'string') message = body.error;
+    if (typeof body.code === 'string') code = body.code;
+    details = body.details;
+  } catch {
+    // Not JSON (a proxy's error page): keep the status text.
+  }
+  // A session that expired or was revoked elsewhere: forget it so the app shows the signed-out state.
+  if (response.status === 401 && hadToken && code === 'UNAUTHENTICATED') sessionToken.set(null);
+  const retryAfter = Number(response.headers.get('retry-after'));
+  return new ApiError(
+    response.status,
+    code,
+    message,
+    details,
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  );
+}
+
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await send(path, options);
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+/** Downloads a protected file (the Bearer header rules out a plain link) and saves it under `filename`. */
+export async function download(path: string, filename: string): Promise<void> {
+  const response = await send(path, { headers: { accept: '*/*' } });
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function query(params: Record<string, string | number | boolean | null | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/** A fresh Idempotency-Key, so that a retried submit never places a second order. */
+export function idempotencyKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}

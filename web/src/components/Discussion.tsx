@@ -1,0 +1,202 @@
+import { type FormEvent, useId, useState } from 'react';
+import { Link } from 'react-router';
+import { api, query } from '../api/client';
+import type { Comment, Post } from '../api/types';
+import { useAuth } from '../auth';
+import { timeAgo } from '../lib/format';
+import { useAction, usePaged } from '../lib/hooks';
+import { Avatar } from './Avatar';
+import { PagedList } from './Paged';
+import { ErrorMessage, SignInPrompt } from './Status';
+
+function Composer({
+  label,
+  maxLength,
+  submitLabel,
+  onSubmit,
+}: {
+  label: string;
+  maxLength: number;
+  submitLabel: string;
+  onSubmit: (text: string) => Promise<void>;
+}) {
+  const id = useId();
+  const [text, setText] = useState('');
+  const send = useAction(async () => {
+    await onSubmit(text.trim());
+    setText('');
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (text.trim()) void send.run();
+  };
+  return (
+    <form className="composer" onSubmit={submit}>
+      <label htmlFor={id}>{label}</label>
+      <textarea
+        id={id}
+        value={text}
+        maxLength={maxLength}
+        rows={3}
+        onChange={(event) => setText(event.target.value)}
+      />
+      <div className="composer-foot">
+        <span className="muted small">
+          {text.length}/{maxLength}
+        </span>
+        <button type="submit" className="button small" disabled={!text.trim() || send.pending}>
+          {send.pending ? 'Sending…' : submitLabel}
+        </button>
+      </div>
+      <ErrorMessage error={send.error} />
+    </form>
+  );
+}
+
+function Comments({ post, onAdded }: { post: Post; onAdded: () => void }) {
+  const { signedIn } = useAuth();
+  const comments = usePaged<Comment>(`/api/posts/${post.id}/comments?limit=50`);
+  return (
+    <div className="comments">
+      <PagedList list={comments} empty="No comments yet." more="More comments">
+        {(items) => (
+          <ul className="plain">
+            {items.map((comment) => (
+              <li key={comment.id} className="comment">
+                <Link to={`/users/${comment.author.username}`} className="author">
+                  {comment.author.displayName ?? comment.author.username}
+                </Link>{' '}
+                <span className="muted small">{timeAgo(comment.createdAt)}</span>
+                <p>{comment.text}</p>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedList>
+      {signedIn ? (
+        <Composer
+          label="Write a comment"
+          maxLength={1000}
+          submitLabel="Comment"
+          onSubmit={async (text) => {
+            await api<Comment>(`/api/posts/${post.id}/comments`, { method: 'POST', body: { text } });
+            comments.reload();
+            onAdded();
+          }}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+function PostItem({
+  post,
+  onChange,
+  onDelete,
+}: {
+  post: Post;
+  onChange: (post: Post) => void;
+  onDelete: () => void;
+}) {
+  const { me } = useAuth();
+  const [open, setOpen] = useState(false);
+  const commentsId = useId();
+  const like = useAction(async () => {
+    const answer = await api<{ liked: boolean; likeCount: number }>(`/api/posts/${post.id}/like`, {
+      method: 'POST',
+    });
+    onChange({ ...post, likedByMe: answer.liked, likeCount: answer.likeCount });
+  });
+  const remove = useAction(async () => {
+    await api<void>(`/api/posts/${post.id}`, { method: 'DELETE' });
+    onDelete();
+  });
+  return (
+    <li className="post">
+      <div className="post-head">
+        <Avatar url={post.author.avatarUrl} name={post.author.username} size={32} />
+        <Link to={`/users/${post.author.username}`} className="author">
+          {post.author.displayName ?? post.author.username}
+        </Link>
+        <span className="muted small">{timeAgo(post.createdAt)}</span>
+      </div>
+      <p className="post-text">{post.text}</p>
+      <div className="post-actions">
+        <button
+          type="button"
+          className="link-button"
+          aria-pressed={post.likedByMe}
+          disabled={!me || like.pending}
+          onClick={() => void like.run()}
+        >
+          {post.likedByMe ? 'Liked' : 'Like'} ({post.likeCount})
+        </button>
+        <button
+          type="button"
+          className="link-button"
+          aria-expanded={open}
+          aria-controls={commentsId}
+          onClick={() => setOpen((value) => !value)}
+        >
+          Comments ({post.commentCount})
+        </button>
+        {me?.id === post.author.id ? (
+          <button
+            type="button"
+            className="link-button danger"
+            disabled={remove.pending}
+            onClick={() => void remove.run()}
+          >
+            Delete
+          </button>
+        ) : null}
+      </div>
+      <ErrorMessage error={like.error ?? remove.error} />
+      <div id={commentsId} hidden={!open}>
+        {open ? (
+          <Comments post={post} onAdded={() => onChange({ ...post, commentCount: post.commentCount + 1 })} />
+        ) : null}
+      </div>
+    </li>
+  );
+}
+
+/** The public discussion of one market. */
+export function Discussion({ eventSlug }: { eventSlug: string }) {
+  const { signedIn } = useAuth();
+  const posts = usePaged<Post>(`/api/posts${query({ eventSlug, limit: 20 })}`);
+  return (
+    <section className="card" aria-labelledby="discussion-heading">
+      <h2 id="discussion-heading">Discussion</h2>
+      {signedIn ? (
+        <Composer
+          label="Share your view"
+          maxLength={2000}
+          submitLabel="Post"
+          onSubmit={async (text) => {
+            const post = await api<Post>('/api/posts', { method: 'POST', body: { eventSlug, text } });
+            posts.setItems((items) => [post, ...items]);
+          }}
+        />
+      ) : (
+        <SignInPrompt what="join the discussion" />
+      )}
+      <PagedList list={posts} empty="No posts yet. Start the discussion." more="More posts">
+        {(items) => (
+          <ul className="plain posts">
+            {items.map((post) => (
+              <PostItem
+                key={post.id}
+                post={post}
+                onChange={(next) =>
+                  posts.setItems((all) => all.map((item) => (item.id === next.id ? next : item)))
+                }
+                onDelete={() => posts.setItems((all) => all.filter((item) => item.id !== post.id))}
+              />
+            ))}
+          </ul>
+        )}
+      </PagedList>
+    </section>
+  );
+}

@@ -1,0 +1,124 @@
+import type { CSSProperties } from 'react';
+import type { BookLevel, OrderBook, Side } from '../api/types';
+import { formatNumber, formatPrice } from '../lib/format';
+import { ErrorMessage, Loading } from './Status';
+
+const LEVELS = 8;
+
+function Levels({
+  title,
+  levels,
+  kind,
+  max,
+}: {
+  title: string;
+  levels: BookLevel[];
+  kind: string;
+  max: number;
+}) {
+  return (
+    <table className={`book-side ${kind}`}>
+      <caption>{title}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Price</th>
+          <th scope="col">Shares</th>
+          <th scope="col">Orders</th>
+        </tr>
+      </thead>
+      <tbody>
+        {levels.length === 0 ? (
+          <tr>
+            <td colSpan={3} className="muted">
+              None
+            </td>
+          </tr>
+        ) : (
+          levels.slice(0, LEVELS).map((level) => (
+            <tr
+              key={level.priceCents}
+              style={{ '--depth': `${(level.quantity / max) * 100}%` } as CSSProperties}
+            >
+              <td>{formatPrice(level.priceCents)}</td>
+              <td>{formatNumber(level.quantity)}</td>
+              <td>
+                {level.orders > 0 ? level.orders : null}
+                {level.houseQuantity > 0 ? (
+                  <span className="muted small">{level.orders > 0 ? ' + house' : 'house'}</span>
+                ) : null}
+              </td>
+            </tr>
+          ))
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+/** The aggregated book of one option from the chosen side's point of view (bids buy, asks sell). */
+export function OrderBookView({
+  book,
+  error,
+  side,
+  onSide,
+}: {
+  book: OrderBook | undefined;
+  error: unknown;
+  side: Side;
+  onSide: (side: Side) => void;
+}) {
+  const view = book ? (side === 'YES' ? book.yes : book.no) : undefined;
+  const max = view
+    ? Math.max(1, ...[...view.bids, ...view.asks].slice(0, LEVELS * 2).map((l) => l.quantity))
+    : 1;
+  const last =
+    book?.lastYesPriceCents == null
+      ? null
+      : side === 'YES'
+        ? book.lastYesPriceCents
+        : 100 - book.lastYesPriceCents;
+  return (
+    <section className="card" aria-labelledby="book-heading">
+      <div className="section-head">
+        <h2 id="book-heading">Order book{book ? `: ${book.optionLabel}` : ''}</h2>
+        <fieldset className="chips small">
+          <legend className="visually-hidden">Show the book for</legend>
+          {(['YES', 'NO'] as const).map((value) => (
+            <button
+              key={value}
+              type="button"
+              className="chip"
+              aria-pressed={side === value}
+              onClick={() => onSide(value)}
+            >
+              {value === 'YES' ? 'Yes' : 'No'}
+            </button>
+          ))}
+        </fieldset>
+      </div>
+      {error && !book ? <ErrorMessage error={error} /> : null}
+      {!book && !error ? <Loading label="Loading the order book…" /> : null}
+      {view ? (
+        <>
+          <p className="muted small">
+            Last traded {side === 'YES' ? 'Yes' : 'No'} price: {formatPrice(last)} · updates live
+          </p>
+          <div className="book">
+            <Levels
+              title={`Bids: buyers of ${side === 'YES' ? 'Yes' : 'No'}`}
+              levels={view.bids}
+              kind="bids"
+              max={max}
+            />
+            <Levels
+              title={`Asks: sellers of ${side === 'YES' ? 'Yes' : 'No'}`}
+              levels={view.asks}
+              kind="asks"
+              max={max}
+            />
+          </div>
+        </>
+      ) : null}
+    </section>
+  );
+}

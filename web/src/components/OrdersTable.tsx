@@ -1,0 +1,85 @@
+import { Link } from 'react-router';
+import { api } from '../api/client';
+import type { Order } from '../api/types';
+import { formatDate, formatNumber, formatPrice, titleCase } from '../lib/format';
+import { useAction } from '../lib/hooks';
+import { ErrorMessage } from './Status';
+
+function CancelButton({ order, onCancelled }: { order: Order; onCancelled: (order: Order) => void }) {
+  const cancel = useAction(async () => {
+    onCancelled(await api<Order>(`/api/limit-orders/${order.id}`, { method: 'DELETE' }));
+  });
+  return (
+    <>
+      <button
+        type="button"
+        className="button small ghost danger"
+        disabled={cancel.pending}
+        onClick={() => void cancel.run()}
+        aria-label={`Cancel order: ${order.action === 'BUY' ? 'buy' : 'sell'} ${order.remainingQuantity} ${order.side === 'YES' ? 'Yes' : 'No'} ${order.optionLabel} at ${order.priceCents}¢`}
+      >
+        {cancel.pending ? 'Cancelling…' : 'Cancel'}
+      </button>
+      <ErrorMessage error={cancel.error} />
+    </>
+  );
+}
+
+/** Open limit orders, each with a cancel button. */
+export function OpenOrdersTable({
+  orders,
+  showMarket = true,
+  onCancelled,
+}: {
+  orders: Order[];
+  showMarket?: boolean;
+  onCancelled: (order: Order) => void;
+}) {
+  return (
+    <div className="table-wrap">
+      <table className="data" aria-label="Open orders">
+        <thead>
+          <tr>
+            {showMarket ? <th scope="col">Market</th> : null}
+            <th scope="col">Order</th>
+            <th scope="col">Price</th>
+            <th scope="col">Filled</th>
+            <th scope="col">Expires</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {orders.map((order) => (
+            <tr key={order.id} data-testid="open-order">
+              {showMarket ? (
+                <td>
+                  <Link to={`/markets/${order.eventSlug}`}>{order.optionLabel}</Link>
+                </td>
+              ) : null}
+              <td>
+                <span className={order.action === 'BUY' ? 'buy' : 'sell'}>
+                  {titleCase(order.action.toLowerCase())}
+                </span>{' '}
+                {formatNumber(order.quantity)}{' '}
+                <span className={order.side === 'YES' ? 'yes' : 'no'}>
+                  {titleCase(order.side.toLowerCase())}
+                </span>
+                {showMarket ? null : <span className="muted"> · {order.optionLabel}</span>}
+              </td>
+              <td>{formatPrice(order.priceCents)}</td>
+              <td>
+                {formatNumber(order.filledQuantity)}/{formatNumber(order.quantity)}
+              </td>
+              <td>{order.expiresAt ? formatDate(order.expiresAt) : 'Until cancelled'}</td>
+              <td>
+                <CancelButton order={order} onCancelled={onCancelled} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+import { Fragment, useState } from 'react';
+import { Link } from 'react-router';
+import type { Position } from '../api/types';
+import { formatCredits, formatNumber, formatPrice, formatSignedCredits, pnlClass } from '../lib/format';
+import { ProtectionsForm } from './ProtectionsForm';
+
+export function PositionsTable({
+  positions,
+  showMarket = true,
+  onChanged,
+}: {
+  positions: Position[];
+  showMarket?: boolean;
+  onChanged?: () => void;
+}) {
+  const [editing, setEditing] = useState<string | null>(null);
+  const columns = showMarket ? 8 : 7;
+  return (
+    <div className="table-wrap">
+      <table className="data" aria-label="Positions">
+        <thead>
+          <tr>
+            {showMarket ? <th scope="col">Market</th> : null}
+            <th scope="col">Position</th>
+            <th scope="col">Avg price</th>
+            <th scope="col">Mark</th>
+            <th scope="col">Value</th>
+            <th scope="col">Unrealized P&amp;L</th>
+            <th scope="col">Realized P&amp;L</th>
+            <th scope="col">Protections</th>
+          </tr>
+        </thead>
+        <tbody>
+          {positions.map((position) => (
+            <Fragment key={position.id}>
+              <tr data-testid="position">
+                {showMarket ? (
+                  <td>
+                    <Link to={`/markets/${position.eventSlug}`}>{position.eventTitle}</Link>
+                    <div className="muted small">{position.optionLabel}</div>
+                  </td>
+                ) : null}
+                <td>
+                  {formatNumber(position.quantity)}{' '}
+                  <span className={position.side === 'YES' ? 'yes' : 'no'}>
+                    {position.side === 'YES' ? 'Yes' : 'No'}
+                  </span>
+                  {showMarket ? null : <span className="muted"> · {position.optionLabel}</span>}
+                </td>
+                <td>{formatPrice(position.avgPriceCents)}</td>
+                <td>{formatPrice(position.markPriceCents)}</td>
+                <td>{formatCredits(position.valueCents)}</td>
+                <td className={pnlClass(position.unrealizedPnlCents)}>
+                  {formatSignedCredits(position.unrealizedPnlCents)}
+                </td>
+                <td className={pnlClass(position.realizedPnlCents)}>
+                  {formatSignedCredits(position.realizedPnlCents)}
+                </td>
+                <td>
+                  <span className="small">
+                    {position.stopLossProbBps !== null ? `Stop ${position.stopLossProbBps / 100}¢ ` : ''}
+                    {position.takeProfitProbBps !== null ? `Take ${position.takeProfitProbBps / 100}¢` : ''}
+                  </span>{' '}
+                  {position.quantity > 0 ? (
+                    <button
+                      type="button"
+                      className="link-button"
+                      aria-expanded={editing === position.id}
+                      onClick={() => setEditing(editing === position.id ? null : position.id)}
+                    >
+                      {position.stopLossProbBps === null && position.takeProfitProbBps === null
+                        ? 'Add'
+                        : 'Edit'}
+                      <span className="visually-hidden"> protections for {position.optionLabel}</span>
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+              {editing === position.id ? (
+                <tr>
+                  <td colSpan={columns}>
+                    <ProtectionsForm
+                      position={position}
+                      onSaved={() => {
+                        setEditing(null);
+                        onChanged?.();
+                      }}
+                    />
+                  </td>
+                </tr>
+              ) : null}
+            </Fragment>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+import { type FormEvent, useId, useState } from 'react';
+import { api } from '../api/client';
+import type { Position } from '../api/types';
+import { useAction } from '../lib/hooks';
+import { ErrorMessage } from './Status';
+
+function toBps(value: string): number | null {
+  return value.trim() === '' ? null : Math.round(Number(value) * 100);
+}
+
+/** Stop-loss and take-profit on one position, as prices of its side in cents (sent as basis points). */
+export function ProtectionsForm({ position, onSaved }: { position: Position; onSaved: () => void }) {
+  const id = useId();
+  const [stop, setStop] = useState(
+    position.stopLossProbBps === null ? '' : String(position.stopLossProbBps / 100),
+  );
+  const [take, setTake] = useState(
+    position.takeProfitProbBps === null ? '' : String(position.takeProfitProbBps / 100),
+  );
+  const save = useAction(async () => {
+    await api(`/api/positions/${position.id}/protections`, {
+      method: 'POST',
+      body: { stopLossProbBps: toBps(stop), takeProfitProbBps: toBps(take) },
+    });
+    onSaved();
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void save.run();
+  };
+  return (
+    <form className="protections" onSubmit={submit}>
+      <p className="muted small">
+        Sell this position at market when the {position.side === 'YES' ? 'Yes' : 'No'} price (now{' '}
+        {position.markPriceCents ?? '—'}¢) falls to the stop-loss or rises to the take-profit. Leave a box
+        empty to clear it.
+      </p>
+      <div className="field-row">
+        <div className="field">
+          <label htmlFor={`${id}-stop`}>Stop-loss (¢)</label>
+          <input
+            id={`${id}-stop`}
+            type="number"
+            min={1}
+            max={99}
+            step={1}
+            value={stop}
+            onChange={(e) => setStop(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-take`}>Take-profit (¢)</label>
+          <input
+            id={`${id}-take`}
+            type="number"
+            min={1}
+            max={99}
+            step={1}
+            value={take}
+            onChange={(e) => setTake(e.target.value)}
+          />
+        </div>
+        <button type="submit" className="button small" disabled={save.pending}>
+          Save
+        </button>
+      </div>
+      <ErrorMessage error={save.error} />
+    </form>
+  );
+}

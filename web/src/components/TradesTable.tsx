@@ -1,0 +1,48 @@
+import { Link } from 'react-router';
+import type { Trade } from '../api/types';
+import { formatCredits, formatDate, formatNumber, formatPrice, titleCase } from '../lib/format';
+
+export function TradesTable({ trades, showMarket = true }: { trades: Trade[]; showMarket?: boolean }) {
+  return (
+    <div className="table-wrap">
+      <table className="data" aria-label="Trades">
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            {showMarket ? <th scope="col">Market</th> : null}
+            <th scope="col">Trade</th>
+            <th scope="col">Price</th>
+            <th scope="col">Total</th>
+            <th scope="col">Type</th>
+          </tr>
+        </thead>
+        <tbody>
+          {trades.map((trade) => (
+            <tr key={trade.id}>
+              <td>{formatDate(trade.createdAt)}</td>
+              {showMarket ? (
+                <td>
+                  <Link to={`/markets/${trade.eventSlug}`}>{trade.optionLabel}</Link>
+                </td>
+              ) : null}
+              <td>
+                <span className={trade.action === 'BUY' ? 'buy' : 'sell'}>
+                  {titleCase(trade.action.toLowerCase())}
+                </span>{' '}
+                {formatNumber(trade.quantity)}{' '}
+                <span className={trade.side === 'YES' ? 'yes' : 'no'}>
+                  {titleCase(trade.side.toLowerCase())}
+                </span>
+              </td>
+              <td>{formatPrice(trade.priceCents)}</td>
+              <td>{formatCredits(trade.priceCents * trade.quantity + trade.feeCents)}</td>
+              <td className="muted">
+                {titleCase(trade.orderKind)} · {trade.liquidity}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../api/client';
+import { describeError } from './errors';
+
+describe('API errors in plain words', () => {
+  it('explains the trading failures a trader can act on', () => {
+    expect(describeError(new ApiError(402, 'INSUFFICIENT_FUNDS', 'Not enough cash for this order'))).toBe(
+      'You do not have enough credits for this. Lower the quantity or the price.',
+    );
+    expect(describeError(new ApiError(409, 'NO_LIQUIDITY', 'x'))).toContain('Try a better price');
+  });
+
+  it('names the fields of a validation failure', () => {
+    const error = new ApiError(400, 'VALIDATION_FAILED', 'Invalid request', [
+      { field: 'body.limitPriceCents', message: 'must be <= 99' },
+    ]);
+    expect(describeError(error)).toBe('Limit price cents must be <= 99.');
+  });
+
+  it('says when to retry after a rate limit', () => {
+    expect(describeError(new ApiError(429, 'RATE_LIMITED', 'x', undefined, 12))).toBe(
+      'Too many requests. Try again in 12 seconds.',
+    );
+  });
+
+  it('says a feature is missing rather than showing a routing error', () => {
+    expect(describeError(new ApiError(404, 'NOT_FOUND', 'No route GET /api/me/webhooks'))).toBe(
+      'This feature is not available on this server yet.',
+    );
+    expect(describeError(new ApiError(404, 'NOT_FOUND', 'Market not found'))).toBe('Market not found');
+  });
+
+  it('falls back to the service message, and to a generic one for anything else', () => {
+    expect(describeError(new ApiError(409, 'SOMETHING_NEW', 'A new rule said no'))).toBe(
+      'A new rule said no',
+    );
+    expect(describeError(new TypeError('boom'))).toBe('Something went wrong. Please try again.');
+  });
+});

@@ -1,0 +1,43 @@
+import { ApiError } from '../api/client';
+
+const PLAIN: Record<string, string> = {
+  INSUFFICIENT_FUNDS: 'You do not have enough credits for this. Lower the quantity or the price.',
+  INSUFFICIENT_SHARES: 'You do not hold enough shares to sell that many.',
+  NO_LIQUIDITY: 'Nothing could be traded at that price. Try a better price or place a limit order.',
+  MARKET_CLOSED: 'This market is closed to new orders.',
+  EVENT_NOT_OPEN: 'This market is not open for trading.',
+  ORDER_NOT_OPEN: 'This order is no longer open.',
+  INVALID_CREDENTIALS: 'That email and password do not match an account.',
+  EMAIL_TAKEN: 'An account with this email already exists. Try logging in.',
+  USERNAME_TAKEN: 'That username is taken. Pick another one.',
+  TOO_MANY_API_KEYS: 'You have reached the limit of API keys. Revoke one you no longer use first.',
+  ACCOUNT_SUSPENDED: 'This account is suspended.',
+  UNAUTHENTICATED: 'Please log in to do this.',
+  FORBIDDEN: 'You are not allowed to do this.',
+  PAYLOAD_TOO_LARGE: 'That file is too large.',
+  UNSUPPORTED_MEDIA_TYPE: 'That file type is not supported.',
+  FEATURE_DISABLED: 'This feature is switched off for now.',
+  PROVIDER_NOT_CONFIGURED: 'This feature is not set up on this server.',
+};
+
+function field(name: string): string {
+  const last = name.split('.').pop() ?? name;
+  const words = last.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** An error from the API (or the network) in words a trader understands. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof ApiError)) return 'Something went wrong. Please try again.';
+  if (error.code === 'RATE_LIMITED') {
+    const wait = error.retryAfterSeconds ? ` in ${error.retryAfterSeconds} seconds` : ' in a moment';
+    return `Too many requests. Try again${wait}.`;
+  }
+  if (error.unavailable && error.status === 404) return 'This feature is not available on this server yet.';
+  if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details) && error.details.length > 0) {
+    return (error.details as { field?: string; message?: string }[])
+      .map((problem) => `${field(problem.field ?? 'value')} ${problem.message ?? 'is invalid'}.`)
+      .join(' ');
+  }
+  return PLAIN[error.code] ?? error.message;
+}

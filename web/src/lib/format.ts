@@ -1,0 +1,54 @@
+/** Display helpers: the API speaks integer cents; prices read as ¢, balances as credits (100 cents each). */
+
+const credits = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const whole = new Intl.NumberFormat('en-US');
+
+export function formatPrice(cents: number | null | undefined): string {
+  return cents === null || cents === undefined ? '—' : `${cents}¢`;
+}
+
+export function formatCredits(cents: number): string {
+  return `${credits.format(cents / 100)} credits`;
+}
+
+/** A profit or loss with its sign, for colour and screen readers alike. */
+export function formatSignedCredits(cents: number): string {
+  const sign = cents > 0 ? '+' : cents < 0 ? '−' : '';
+  return `${sign}${credits.format(Math.abs(cents) / 100)} credits`;
+}
+
+export function formatNumber(value: number): string {
+  return whole.format(value);
+}
+
+export function formatPercentBps(bps: number): string {
+  return `${(bps / 100).toFixed(bps % 100 === 0 ? 0 : 1)}%`;
+}
+
+export function pnlClass(cents: number): string {
+  return cents > 0 ? 'gain' : cents < 0 ? 'loss' : '';
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export function formatDay(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
+}
+
+export function timeAgo(iso: string): string {
+  const seconds = Math.round((Date.now() - new Date(iso).getTime()) / 1000);
+  if (seconds < 60) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return formatDay(iso);
+}
+
+export function titleCase(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1).replace(/[-_]/g, ' ');
+}

@@ -1,0 +1,264 @@
+import { type FormEvent, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api } from '../api/client';
+import type { Challenge, MarketSummary, Page } from '../api/types';
+import { useAuth } from '../auth';
+import { CopyField } from '../components/CopyField';
+import { PagedList } from '../components/Paged';
+import { ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
+import { formatCredits, formatDate, formatSignedCredits, titleCase } from '../lib/format';
+import { useAction, useDocumentTitle, usePaged, useResource } from '../lib/hooks';
+
+function ChallengeSummary({ challenge }: { challenge: Challenge }) {
+  return (
+    <>
+      <p>
+        <strong>{challenge.creator.username}</strong> vs{' '}
+        <strong>{challenge.opponent?.username ?? 'anyone with the code'}</strong>
+        {' · '}
+        {challenge.event ? (
+          <Link to={`/markets/${challenge.event.slug}`}>{challenge.event.title}</Link>
+        ) : (
+          'every market'
+        )}
+      </p>
+      <p className="muted small">
+        <span className={`tag status-${challenge.status}`}>{titleCase(challenge.status)}</span> Stake{' '}
+        {formatCredits(challenge.stakeCents)} each
+        {challenge.endsAt ? ` · ends ${formatDate(challenge.endsAt)}` : ''}
+        {challenge.status === 'open' ? ` · accept by ${formatDate(challenge.expiresAt)}` : ''}
+      </p>
+      {challenge.result ? (
+        <p>
+          {challenge.result.winner ? `${challenge.result.winner.username} won.` : 'A draw.'}{' '}
+          {challenge.creator.username} {formatSignedCredits(challenge.result.creatorPnlCents)},{' '}
+          {challenge.opponent?.username} {formatSignedCredits(challenge.result.opponentPnlCents)}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function CreateChallenge({ onCreated }: { onCreated: (challenge: Challenge) => void }) {
+  const markets = useResource<Page<MarketSummary>>('/api/events?status=open&limit=200');
+  const [scope, setScope] = useState<'market' | 'window'>('market');
+  const [eventSlug, setEventSlug] = useState('');
+  const [days, setDays] = useState('7');
+  const [stake, setStake] = useState('0');
+  const [opponent, setOpponent] = useState('');
+  const create = useAction(async () => {
+    const challenge = await api<Challenge>('/api/challenges', {
+      method: 'POST',
+      body: {
+        ...(scope === 'market'
+          ? { eventSlug: eventSlug || markets.data?.data[0]?.slug }
+          : { endsAt: new Date(Date.now() + Number(days) * 86_400_000).toISOString() }),
+        stakeCents: Math.round(Number(stake) * 100),
+        ...(opponent.trim() ? { opponentUsername: opponent.trim() } : {}),
+      },
+    });
+    onCreated(challenge);
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void create.run();
+  };
+  return (
+    <form className="stack" onSubmit={submit}>
+      <fieldset className="segmented">
+        <legend>Play on</legend>
+        <label>
+          <input type="radio" name="scope" checked={scope === 'market'} onChange={() => setScope('market')} />
+          <span>One market</span>
+        </label>
+        <label>
+          <input type="radio" name="scope" checked={scope === 'window'} onChange={() => setScope('window')} />
+          <span>Every market</span>
+        </label>
+      </fieldset>
+      {scope === 'market' ? (
+        <div className="field">
+          <label htmlFor="challenge-market">Market</label>
+          <select id="challenge-market" value={eventSlug} onChange={(e) => setEventSlug(e.target.value)}>
+            {(markets.data?.data ?? []).map((market) => (
+              <option key={market.slug} value={market.slug}>
+                {market.title}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : (
+        <div className="field">
+          <label htmlFor="challenge-days">Length in days (1 to 30)</label>
+          <input
+            id="challenge-days"
+            type="number"
+            min={1}
+            max={30}
+            value={days}
+            onChange={(e) => setDays(e.target.value)}
+          />
+        </div>
+      )}
+      <div className="field-row">
+        <div className="field">
+          <label htmlFor="challenge-stake">Stake (credits, each side)</label>
+          <input
+            id="challenge-stake"
+            type="number"
+            min={0}
+            max={1000}
+            step={0.01}
+            value={stake}
+            onChange={(e) => setStake(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="challenge-opponent">Opponent username (optional)</label>
+          <input id="challenge-opponent" value={opponent} onChange={(e) => setOpponent(e.target.value)} />
+        </div>
+      </div>
+      <button type="submit" className="button" disabled={create.pending}>
+        Create challenge
+      </button>
+      <ErrorMessage error={create.error} />
+    </form>
+  );
+}
+
+export function ChallengesPage() {
+  useDocumentTitle('Challenges');
+  const { signedIn } = useAuth();
+  const navigate = useNavigate();
+  const list = usePaged<Challenge>(signedIn ? '/api/challenges?limit=30' : null);
+  const [created, setCreated] = useState<Challenge | null>(null);
+  const [code, setCode] = useState('');
+  if (!signedIn) {
+    return (
+      <div className="page">
+        <h1>Challenges</h1>
+        <p>Challenge a friend head to head: whoever makes more profit takes both stakes.</p>
+        <SignInPrompt what="create or accept a challenge" />
+      </div>
+    );
+  }
+  return (
+    <div className="page narrow">
+      <h1>Challenges</h1>
+      <p className="muted">Challenge a friend head to head: whoever makes more profit takes both stakes.</p>
+      <section className="card" aria-labelledby="new-challenge">
+        <h2 id="new-challenge">New challenge</h2>
+        {created ? (
+          <div className="once">
+            <p>
+              <strong>Challenge created.</strong> Send your opponent the code or one of these links.
+            </p>
+            <CopyField label="Invite code" value={created.code} />
+            <CopyField
+              label="Link for someone with an account"
+              value={`${location.origin}/challenges/${created.code}`}
+            />
+            <CopyField
+              label="Link for someone new"
+              value={`${location.origin}/register?invite=${created.code}`}
+            />
+            <button type="button" className="button ghost small" onClick={() => setCreated(null)}>
+              Create another
+            </button>
+          </div>
+        ) : (
+          <CreateChallenge
+            onCreated={(challenge) => {
+              setCreated(challenge);
+              list.setItems((items) => [challenge, ...items]);
+            }}
+          />
+        )}
+      </section>
+      <section className="card" aria-labelledby="accept-challenge">
+        <h2 id="accept-challenge">Have a code?</h2>
+        <form
+          className="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (code.trim()) navigate(`/challenges/${encodeURIComponent(code.trim())}`);
+          }}
+        >
+          <div className="field">
+            <label htmlFor="challenge-code">Invite code</label>
+            <input
+              id="challenge-code"
+              value={code}
+              maxLength={32}
+              onChange={(e) => setCode(e.target.value)}
+            />
+          </div>
+          <button type="submit" className="button">
+            View challenge
+          </button>
+        </form>
+      </section>
+      <section aria-labelledby="my-challenges">
+        <h2 id="my-challenges">Your challenges</h2>
+        <PagedList list={list} empty="No challenges yet.">
+          {(items) => (
+            <ul className="plain">
+              {items.map((challenge) => (
+                <li key={challenge.id} className="card">
+                  <ChallengeSummary challenge={challenge} />
+                  <Link to={`/challenges/${challenge.code}`} className="small">
+                    Code {challenge.code}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          )}
+        </PagedList>
+      </section>
+    </div>
+  );
+}
+
+export function ChallengePage() {
+  const { code = '' } = useParams();
+  const { signedIn, me, refresh } = useAuth();
+  useDocumentTitle('Challenge');
+  const challenge = useResource<Challenge>(`/api/challenges/${encodeURIComponent(code)}`);
+  const accept = useAction(async () => {
+    const accepted = await api<Challenge>(`/api/challenges/${encodeURIComponent(code)}/accept`, {
+      method: 'POST',
+    });
+    challenge.setData(() => accepted);
+    refresh();
+  });
+  return (
+    <div className="page narrow">
+      <p className="breadcrumb">
+        <Link to="/challenges">Challenges</Link>
+      </p>
+      <h1>Challenge {code}</h1>
+      <Loaded data={challenge.data} error={challenge.error} reload={challenge.reload}>
+        {(data) => (
+          <div className="card">
+            <ChallengeSummary challenge={data} />
+            {data.status === 'open' && me?.id !== data.creator.id ? (
+              signedIn ? (
+                <button
+                  type="button"
+                  className="button"
+                  disabled={accept.pending}
+                  onClick={() => void accept.run()}
+                >
+                  Accept and stake {formatCredits(data.stakeCents)}
+                </button>
+              ) : (
+                <SignInPrompt what="accept this challenge" />
+              )
+            ) : null}
+            <ErrorMessage error={accept.error} />
+          </div>
+        )}
+      </Loaded>
+    </div>
+  );
+}

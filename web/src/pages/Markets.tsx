@@ -1,0 +1,142 @@
+import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { query } from '../api/client';
+import type { MarketSummary, Page } from '../api/types';
+import { MarketCard } from '../components/MarketCard';
+import { PagedList } from '../components/Paged';
+import { titleCase } from '../lib/format';
+import { useDocumentTitle, usePaged, useResource } from '../lib/hooks';
+
+const PAGE_SIZE = 24;
+const STATUSES = ['open', 'closed', 'resolved', 'settled'] as const;
+
+export function MarketsPage() {
+  useDocumentTitle('Markets');
+  const [params, setParams] = useSearchParams();
+  const q = params.get('q') ?? '';
+  const category = params.get('category') ?? '';
+  const status = params.get('status') ?? 'open';
+  const filtered = q !== '' || category !== '';
+  const [draft, setDraft] = useState(q);
+  useEffect(() => setDraft(q), [q]);
+
+  const catalogue = useResource<Page<MarketSummary>>('/api/events?limit=200');
+  const categories = useMemo(
+    () => [...new Set((catalogue.data?.data ?? []).map((market) => market.category))].sort(),
+    [catalogue.data],
+  );
+  const featured = useResource<Page<MarketSummary>>(
+    filtered ? null : `/api/events${query({ featured: 1, status: 'open', limit: 6 })}`,
+  );
+  const list = usePaged<MarketSummary>(
+    `/api/events${query({ q, category, status: status === 'all' ? null : status, limit: PAGE_SIZE })}`,
+  );
+
+  const update = (changes: Record<string, string>) => {
+    const next = new URLSearchParams(params);
+    for (const [key, value] of Object.entries(changes)) {
+      if (value) next.set(key, value);
+      else next.delete(key);
+    }
+    setParams(next);
+  };
+
+  const onSearch = (event: FormEvent) => {
+    event.preventDefault();
+    update({ q: draft.trim() });
+  };
+
+  return (
+    <div className="page">
+      <div className="page-head">
+        <h1>Markets</h1>
+        <search className="search-box">
+          <form className="search" onSubmit={onSearch}>
+            <label htmlFor="market-search" className="visually-hidden">
+              Search markets
+            </label>
+            <input
+              id="market-search"
+              type="search"
+              placeholder="Search markets"
+              value={draft}
+              maxLength={200}
+              onChange={(event) => setDraft(event.target.value)}
+            />
+            <button type="submit" className="button">
+              Search
+            </button>
+          </form>
+        </search>
+      </div>
+
+      <div className="filters">
+        <fieldset className="chips">
+          <legend className="visually-hidden">Category</legend>
+          <button
+            type="button"
+            className="chip"
+            aria-pressed={category === ''}
+            onClick={() => update({ category: '' })}
+          >
+            All
+          </button>
+          {categories.map((name) => (
+            <button
+              key={name}
+              type="button"
+              className="chip"
+              aria-pressed={category === name}
+              onClick={() => update({ category: name })}
+            >
+              {titleCase(name)}
+            </button>
+          ))}
+        </fieldset>
+        <div className="field inline">
+          <label htmlFor="market-status">Status</label>
+          <select
+            id="market-status"
+            value={status}
+            onChange={(event) => update({ status: event.target.value })}
+          >
+            {STATUSES.map((value) => (
+              <option key={value} value={value}>
+                {titleCase(value)}
+              </option>
+            ))}
+            <option value="all">All</option>
+          </select>
+        </div>
+      </div>
+
+      {!filtered && featured.data && featured.data.data.length > 0 ? (
+        <section aria-labelledby="featured-heading">
+          <h2 id="featured-heading">Featured</h2>
+          <div className="grid featured">
+            {featured.data.data.map((market) => (
+              <MarketCard key={market.id} market={market} />
+            ))}
+          </div>
+        </section>
+      ) : null}
+
+      <section aria-labelledby="all-heading">
+        <h2 id="all-heading">{q ? `Results for “${q}”` : category ? titleCase(category) : 'All markets'}</h2>
+        <PagedList
+          list={list}
+          empty="No markets match. Try another search or category."
+          more="Load more markets"
+        >
+          {(markets) => (
+            <div className="grid">
+              {markets.map((market) => (
+                <MarketCard key={market.id} market={market} />
+              ))}
+            </div>
+          )}
+        </PagedList>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+import { api } from '../api/client';
+import type { Notification } from '../api/types';
+import { useAuth } from '../auth';
+import { NOTIFICATIONS_CHANGED } from '../components/Layout';
+import { PagedList } from '../components/Paged';
+import { ErrorMessage, SignInPrompt } from '../components/Status';
+import { timeAgo } from '../lib/format';
+import { useAction, useDocumentTitle, usePaged } from '../lib/hooks';
+
+export function NotificationsPage() {
+  useDocumentTitle('Notifications');
+  const { signedIn } = useAuth();
+  const feed = usePaged<Notification>(signedIn ? '/api/me/notifications?limit=30' : null);
+  const mark = useAction(async (body: { markAllRead: true } | { id: string }) => {
+    await api('/api/me/notifications', { method: 'POST', body });
+    feed.setItems((items) =>
+      items.map((item) => ('markAllRead' in body || item.id === body.id ? { ...item, read: true } : item)),
+    );
+    window.dispatchEvent(new Event(NOTIFICATIONS_CHANGED));
+  });
+  if (!signedIn) {
+    return (
+      <div className="page">
+        <h1>Notifications</h1>
+        <SignInPrompt what="see your notifications" />
+      </div>
+    );
+  }
+  const unread = feed.items.some((item) => !item.read);
+  return (
+    <div className="page narrow">
+      <div className="page-head">
+        <h1>Notifications</h1>
+        <button
+          type="button"
+          className="button ghost small"
+          disabled={!unread || mark.pending}
+          onClick={() => void mark.run({ markAllRead: true })}
+        >
+          Mark all read
+        </button>
+      </div>
+      <ErrorMessage error={mark.error} />
+      <PagedList
+        list={feed}
+        empty="Nothing yet. Fills, settlements, likes and prizes show up here."
+        more="Older"
+      >
+        {(items) => (
+          <ul className="plain notifications">
+            {items.map((item) => (
+              <li key={item.id} className={item.read ? 'card notification' : 'card notification unread'}>
+                <div>
+                  <h2 className="notification-title">
+                    {item.read ? null : <span className="visually-hidden">Unread: </span>}
+                    {item.title}
+                  </h2>
+                  <p>{item.body}</p>
+                  <span className="muted small">{timeAgo(item.createdAt)}</span>
+                </div>
+                {item.read ? null : (
+                  <button
+                    type="button"
+                    className="link-button"
+                    onClick={() => void mark.run({ id: item.id })}
+                  >
+                    Mark read<span className="visually-hidden">: {item.title}</span>
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedList>
+    </div>
+  );
+}

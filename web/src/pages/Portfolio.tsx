@@ -1,0 +1,127 @@
+import { useState } from 'react';
+import { download } from '../api/client';
+import type { Order, Portfolio, Trade } from '../api/types';
+import { useAuth } from '../auth';
+import { OpenOrdersTable } from '../components/OrdersTable';
+import { PagedList } from '../components/Paged';
+import { PositionsTable } from '../components/PositionsTable';
+import { Empty, ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
+import { TradesTable } from '../components/TradesTable';
+import { formatCredits, formatSignedCredits, pnlClass } from '../lib/format';
+import { useAction, useDocumentTitle, usePaged, useResource } from '../lib/hooks';
+
+function Summary({ summary }: { summary: Portfolio['summary'] }) {
+  const items = [
+    { label: 'Total value', value: formatCredits(summary.totalValueCents) },
+    { label: 'Cash', value: formatCredits(summary.cashCents) },
+    { label: 'Held for open orders', value: formatCredits(summary.reservedCents) },
+    { label: 'Positions value', value: formatCredits(summary.positionsValueCents) },
+    {
+      label: 'Unrealized P&L',
+      value: formatSignedCredits(summary.unrealizedPnlCents),
+      className: pnlClass(summary.unrealizedPnlCents),
+    },
+    {
+      label: 'Realized P&L',
+      value: formatSignedCredits(summary.realizedPnlCents),
+      className: pnlClass(summary.realizedPnlCents),
+    },
+  ];
+  return (
+    <dl className="stats">
+      {items.map((item) => (
+        <div key={item.label} className="stat">
+          <dt>{item.label}</dt>
+          <dd className={item.className}>{item.value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function TradeHistory() {
+  const [status, setStatus] = useState<'' | 'open' | 'closed'>('');
+  const trades = usePaged<Trade>(`/api/trades?limit=50${status ? `&status=${status}` : ''}`);
+  const exportCsv = useAction(() => download('/api/me/trades/export', 'trades.csv'));
+  return (
+    <section className="card" aria-labelledby="history-heading">
+      <div className="section-head">
+        <h2 id="history-heading">Trade history</h2>
+        <div className="actions">
+          <div className="field inline">
+            <label htmlFor="trade-status">Show</label>
+            <select
+              id="trade-status"
+              value={status}
+              onChange={(event) => setStatus(event.target.value as typeof status)}
+            >
+              <option value="">All trades</option>
+              <option value="open">Markets still running</option>
+              <option value="closed">Settled markets</option>
+            </select>
+          </div>
+          <button
+            type="button"
+            className="button ghost small"
+            disabled={exportCsv.pending}
+            onClick={() => void exportCsv.run()}
+          >
+            {exportCsv.pending ? 'Preparing…' : 'Export CSV'}
+          </button>
+        </div>
+      </div>
+      <ErrorMessage error={exportCsv.error} />
+      <PagedList list={trades} empty="No trades yet." more="Older trades">
+        {(items) => <TradesTable trades={items} />}
+      </PagedList>
+    </section>
+  );
+}
+
+export function PortfolioPage() {
+  useDocumentTitle('Portfolio');
+  const { signedIn, refresh } = useAuth();
+  const portfolio = useResource<Portfolio>(signedIn ? '/api/positions' : null);
+  const orders = usePaged<Order>(signedIn ? '/api/limit-orders?status=open&limit=100' : null);
+
+  if (!signedIn) {
+    return (
+      <div className="page">
+        <h1>Portfolio</h1>
+        <SignInPrompt what="see your positions and orders" />
+      </div>
+    );
+  }
+  const held = (portfolio.data?.data ?? []).filter((position) => position.quantity > 0);
+  return (
+    <div className="page">
+      <h1>Portfolio</h1>
+      <Loaded data={portfolio.data} error={portfolio.error} reload={portfolio.reload}>
+        {(data) => <Summary summary={data.summary} />}
+      </Loaded>
+      <section className="card" aria-labelledby="positions-heading">
+        <h2 id="positions-heading">Positions</h2>
+        {portfolio.data && held.length === 0 ? (
+          <Empty>No open positions. Find a market and make your first trade.</Empty>
+        ) : null}
+        {held.length > 0 ? <PositionsTable positions={held} onChanged={portfolio.reload} /> : null}
+      </section>
+      <section className="card" aria-labelledby="orders-heading">
+        <h2 id="orders-heading">Open orders</h2>
+        <PagedList list={orders} empty="No open orders.">
+          {(items) => (
+            <OpenOrdersTable
+              orders={items}
+              onCancelled={(order) => {
+                orders.setItems((all) => all.filter((item) => item.id !== order.id));
+                portfolio.reload();
+                refresh();
+              }}
+            />
+          )}
+        </PagedList>
+      </section>
+      <TradeHistory />
+    </div>
+  );
+}
