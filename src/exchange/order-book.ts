@@ -46,6 +46,14 @@ class Level {
     this.quantity += order.remaining;
   }
 
+  /** Puts an order back in its place in time order (ids rise with time), for an undone match. */
+  insert(order: RestingOrder): void {
+    let at = this.orders.length;
+    while (at > this.head && (this.orders[at - 1] as RestingOrder).id > order.id) at--;
+    this.orders.splice(at, 0, order);
+    this.quantity += order.remaining;
+  }
+
   shift(): void {
     const order = this.orders[this.head];
     if (!order) return;
@@ -115,6 +123,13 @@ export class OrderBook {
     if (order.remaining <= 0) throw new RangeError(`order ${order.id} has nothing to rest`);
     if (this.index.has(order.id)) throw new Error(`order ${order.id} is already on the book`);
     this.level(order.bookSide, order.bookPrice).push(order);
+    this.index.set(order.id, order);
+  }
+
+  /** Puts back an order that a match took off without filling it (time priority by id is kept). */
+  restore(order: RestingOrder): void {
+    if (this.index.has(order.id)) throw new Error(`order ${order.id} is already on the book`);
+    this.level(order.bookSide, order.bookPrice).insert(order);
     this.index.set(order.id, order);
   }
 

@@ -95,11 +95,15 @@ export class CopyRepository {
   }
 
   /** Followers copying this leader right now: one indexed read per market order of a possible leader. */
-  enabledFollowerIds(db: Queryable, leaderId: number): Promise<{ follower_id: number }[]> {
+  enabledFollowers(
+    db: Queryable,
+    leaderIds: number[],
+  ): Promise<{ leader_id: number; follower_id: number }[]> {
+    if (leaderIds.length === 0) return Promise.resolve([]);
     return db
       .selectFrom('copy_follows')
-      .select('follower_id')
-      .where('leader_id', '=', leaderId)
+      .select(['leader_id', 'follower_id'])
+      .where('leader_id', 'in', leaderIds)
       .where('enabled', '=', true)
       .execute();
   }

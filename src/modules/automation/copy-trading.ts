@@ -6,7 +6,7 @@ import { AppError, FeatureDisabledError, NotFoundError, ValidationError } from '
 import { decodeCursor, toPage } from '../../platform/http.js';
 import type { PlacedOrderView } from '../trading/schemas.js';
 import type { OrderCommitted, TradingService } from '../trading/service.js';
-import type { CopyRepository, FollowRow, FollowSettings, MirrorRow } from './copy-repository.js';
+import type { CopyRepository, FollowRow, FollowSettings, MirrorRow, NewMirror } from './copy-repository.js';
 import { CopyFollowLimitReachedError } from './errors.js';
 import type { AutomationRepository } from './repository.js';
 import type { TradingEvents } from './trading-events.js';
@@ -151,33 +151,41 @@ export class CopyTradingService {
    * In the leader's order transaction: a filled market trade that is not itself a mirror writes one mirror per
    * enabled follower. An order nobody copies costs one indexed read.
    */
-  async afterOrder(trx: Tx, change: OrderCommitted): Promise<void> {
-    const { order } = change;
-    if (order.kind !== 'market' || order.filled_quantity === 0 || isCopyOrder(order)) return;
-    const followers = await this.copy.enabledFollowerIds(trx, order.user_id);
-    if (followers.length === 0) return;
-    const own = change.trades.filter((t) => t.order_id === order.id);
-    const quantity = own.reduce((sum, t) => sum + t.quantity, 0);
-    const notional = own.reduce((sum, t) => sum + t.quantity * t.price_cents, 0);
-    if (quantity === 0) return;
-    const average = notional / quantity;
-    // Rounded in the follower's favour: a copy buys no dearer and sells no cheaper than the leader did.
-    const worstPriceCents =
-      order.action === 'BUY' ? Math.max(1, Math.floor(average)) : Math.min(99, Math.ceil(average));
-    await this.copy.insertMirrors(
-      trx,
-      followers.map(({ follower_id }) => ({
-        leaderOrderId: order.id,
-        leaderId: order.user_id,
-        followerId: follower_id,
-        optionId: order.option_id,
-        side: order.side,
-        action: order.action,
-        leaderQuantity: quantity,
-        leaderNotionalCents: notional,
-        worstPriceCents,
-      })),
+  async afterOrders(trx: Tx, changes: OrderCommitted[]): Promise<void> {
+    const copied = changes.filter(
+      ({ order }) => order.kind === 'market' && order.filled_quantity > 0 && !isCopyOrder(order),
     );
+    if (copied.length === 0) return;
+    const followers = await this.copy.enabledFollowers(trx, [
+      ...new Set(copied.map(({ order }) => order.user_id)),
+    ]);
+    if (followers.length === 0) return;
+    const mirrors: NewMirror[] = [];
+    for (const change of copied) {
+      const { order } = change;
+      const own = change.trades.filter((t) => t.order_id === order.id);
+      const quantity = own.reduce((sum, t) => sum + t.quantity, 0);
+      const notional = own.reduce((sum, t) => sum + t.quantity * t.price_cents, 0);
+      if (quantity === 0) continue;
+      const average = notional / quantity;
+      // Rounded in the follower's favour: a copy buys no dearer and sells no cheaper than the leader did.
+      const worstPriceCents =
+        order.action === 'BUY' ? Math.max(1, Math.floor(average)) : Math.min(99, Math.ceil(average));
+      for (const { follower_id } of followers.filter((f) => f.leader_id === order.user_id)) {
+        mirrors.push({
+          leaderOrderId: order.id,
+          leaderId: order.user_id,
+          followerId: follower_id,
+          optionId: order.option_id,
+          side: order.side,
+          action: order.action,
+          leaderQuantity: quantity,
+          leaderNotionalCents: notional,
+          worstPriceCents,
+        });
+      }
+    }
+    await this.copy.insertMirrors(trx, mirrors);
   }
 
   /** Job: places (or skips) the mirrors that are due, one follower at a time. */

@@ -42,9 +42,9 @@ export function createAutomation(deps: {
     { maxOrderQuantity: deps.config.maxOrderQuantity },
     deps.log,
   );
-  deps.trading.onOrderCommitted((trx, change) => events.orderCommitted(trx, change));
-  deps.trading.onOrderCommitted((trx, change) => protections.afterOrder(trx, change));
-  deps.trading.onOrderCommitted((trx, change) => copyTrading.afterOrder(trx, change));
+  deps.trading.onOrderCommitted((trx, changes) => events.ordersCommitted(trx, changes));
+  deps.trading.onOrderCommitted((trx, changes) => protections.afterOrders(trx, changes));
+  deps.trading.onOrderCommitted((trx, changes) => copyTrading.afterOrders(trx, changes));
   deps.trading.onOrdersCancelled((trx, orders, reason) => events.ordersEnded(trx, orders, reason));
   deps.jobs.register(AUTOMATION_JOBS.mirror, () => copyTrading.mirrorDue());
   return { protections, copyTrading };

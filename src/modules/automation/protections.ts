@@ -76,9 +76,10 @@ export class ProtectionsService {
    * clearing the protection first so it can never fire twice. Each sell fires the order listeners again, so a
    * sell that moves the price on can fire further protections.
    */
-  async afterOrder(trx: Tx, change: OrderCommitted): Promise<void> {
-    if (change.trades.length === 0) return;
-    const fired = await this.automation.firedProtections(trx, change.optionId);
+  async afterOrders(trx: Tx, changes: OrderCommitted[]): Promise<void> {
+    const traded = changes.find((change) => change.trades.length > 0);
+    if (!traded) return;
+    const fired = await this.automation.firedProtections(trx, traded.optionId);
     if (fired.length === 0) return;
     await this.automation.clearProtections(
       trx,

@@ -40,19 +40,32 @@ export class TradingEvents {
     private readonly outbox: WebhookOutbox,
   ) {}
 
-  async orderCommitted(trx: Tx, change: OrderCommitted): Promise<void> {
+  async ordersCommitted(trx: Tx, changes: OrderCommitted[]): Promise<void> {
+    const busy = changes.filter((change) => change.trades.length > 0 || change.cancelledOrders.length > 0);
+    if (busy.length === 0) return;
+    const markets = await this.automation.marketNames(trx, [...new Set(busy.map((c) => c.optionId))]);
+    const notices: NewNotification[] = [];
+    const events: WebhookEvent[] = [];
+    for (const change of busy) {
+      const market = markets.find((m) => m.option_id === change.optionId);
+      if (market) this.describe(change, market, notices, events);
+    }
+    await this.publish(trx, notices, events);
+  }
+
+  private describe(
+    change: OrderCommitted,
+    market: MarketNames,
+    notices: NewNotification[],
+    events: WebhookEvent[],
+  ): void {
     const { trades, cancelledOrders } = change;
-    if (trades.length === 0 && cancelledOrders.length === 0) return;
-    const [market] = await this.automation.marketNames(trx, [change.optionId]);
-    if (!market) return;
     const orders = new Map(
       [change.order, ...change.makerOrders, ...cancelledOrders].map((order) => [order.id, order]),
     );
     const byOrder = new Map<number, TradeRow[]>();
     for (const trade of trades) byOrder.set(trade.order_id, [...(byOrder.get(trade.order_id) ?? []), trade]);
 
-    const notices: NewNotification[] = [];
-    const events: WebhookEvent[] = [];
     for (const [orderId, own] of byOrder) {
       const order = orders.get(orderId);
       if (!order) continue;
@@ -106,7 +119,6 @@ export class TradingEvents {
       const reason = order.cancel_reason ?? 'self_trade_prevented';
       this.addEnded(notices, events, order, market, 'order.cancelled', reason);
     }
-    await this.publish(trx, notices, events);
   }
 
   async ordersEnded(

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type AccountRef, accountKey, type JournalEntry, normaliseEntry } from '../../exchange/ledger.js';
 import type { DB } from '../../platform/db/schema.js';
 import type { Queryable, Tx } from '../../platform/db/types.js';
@@ -11,6 +11,8 @@ export interface UserBalances {
 
 /** The only writer of ledger rows: each entry is one journal entry, its postings and the cached balances. */
 export class LedgerRepository {
+  private readonly knownIds = new Map<string, number>();
+
   async openUserAccounts(trx: Queryable, userId: number): Promise<void> {
     await trx
       .insertInto('ledger_accounts')
@@ -53,6 +55,106 @@ export class LedgerRepository {
       .values(lines.map((line) => ({ entry_id: id, ...line })))
       .execute();
     return id;
+  }
+
+  /**
+   * Writes many entries at once (the batched order path): one statement for the balances, netted per account,
+   * one for the entries and one for their postings. A user account that would go negative fails the whole
+   * statement (the balance check constraint), so the caller's transaction rolls back.
+   */
+  async postMany(trx: Tx, entries: JournalEntry[]): Promise<void> {
+    const normalised = entries.map(normaliseEntry).filter((entry) => entry.postings.length > 0);
+    if (normalised.length === 0) return;
+    const ids = await this.accountIds(
+      trx,
+      normalised.flatMap((entry) => entry.postings.map((posting) => posting.account)),
+    );
+    const deltas = new Map<number, number>();
+    for (const entry of normalised) {
+      for (const posting of entry.postings) {
+        const id = ids.get(accountKey(posting.account)) as number;
+        deltas.set(id, (deltas.get(id) ?? 0) + posting.amount);
+      }
+    }
+    const changed = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => a - b);
+    if (changed.length > 0) {
+      await sql`
+        UPDATE ledger_accounts SET balance = balance + v.delta
+        FROM (VALUES ${sql.join(changed.map(([id, delta]) => sql`(${id}::bigint, ${delta}::bigint)`))}) AS v(id, delta)
+        WHERE ledger_accounts.id = v.id`.execute(trx);
+    }
+    const inserted = await trx
+      .insertInto('journal_entries')
+      .values(
+        normalised.map((entry) => ({
+          kind: entry.kind,
+          memo: entry.memo,
+          user_id: entry.userId ?? null,
+          ref_type: entry.ref?.type ?? null,
+          ref_id: entry.ref?.id ?? null,
+        })),
+      )
+      .returning('id')
+      .execute();
+    await trx
+      .insertInto('postings')
+      .values(
+        normalised.flatMap((entry, index) =>
+          entry.postings.map((posting) => ({
+            entry_id: inserted[index]?.id as number,
+            account_id: ids.get(accountKey(posting.account)) as number,
+            amount: posting.amount,
+          })),
+        ),
+      )
+      .execute();
+  }
+
+  /** Row ids of ledger accounts (they never change once an account exists, so they are remembered). */
+  private async accountIds(db: Queryable, accounts: AccountRef[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    const users = new Set<number>();
+    const options = new Set<number>();
+    let house = false;
+    for (const account of accounts) {
+      const key = accountKey(account);
+      const known = this.knownIds.get(key);
+      if (known !== undefined) {
+        out.set(key, known);
+        continue;
+      }
+      if (account.kind === 'cash' || account.kind === 'reserved') users.add(account.userId);
+      else if (account.kind === 'escrow') options.add(account.optionId);
+      else house = true;
+    }
+    if (users.size + options.size > 0 || house) {
+      const rows = await db
+        .selectFrom('ledger_accounts')
+        .select(['id', 'kind', 'user_id', 'option_id'])
+        .where((eb) =>
+          eb.or([
+            ...(users.size ? [eb('user_id', 'in', [...users])] : []),
+            ...(options.size ? [eb('option_id', 'in', [...options])] : []),
+            ...(house ? [eb.and([eb('user_id', 'is', null), eb('option_id', 'is', null)])] : []),
+          ]),
+        )
+        .execute();
+      for (const row of rows) {
+        const key =
+          row.kind === 'cash' || row.kind === 'reserved'
+            ? `${row.kind}:${row.user_id}`
+            : row.kind === 'escrow'
+              ? `escrow:${row.option_id}`
+              : row.kind;
+        if (this.knownIds.size > 100_000) this.knownIds.clear();
+        this.knownIds.set(key, row.id);
+        out.set(key, row.id);
+      }
+    }
+    for (const account of accounts) {
+      if (!out.has(accountKey(account))) throw new Error(`ledger account ${accountKey(account)} is missing`);
+    }
+    return out;
   }
 
   private async applyToBalance(trx: Tx, account: AccountRef, amount: number): Promise<number> {

@@ -59,7 +59,7 @@ export class StreamService {
       }
       await this.stream.notify(trx, BOOK_CHANNEL, payload);
     });
-    trading.onOrderCommitted(async (trx, change) => {
+    trading.onOrderCommitted(async (trx, changes) => {
       const notices = new Map<number, UserNotice>();
       const noticeOf = (userId: number) => {
         let notice = notices.get(userId);
@@ -69,10 +69,12 @@ export class StreamService {
         }
         return notice;
       };
-      for (const order of [change.order, ...change.makerOrders, ...change.cancelledOrders]) {
-        noticeOf(order.user_id).orders.push(orderEvent(order));
+      for (const change of changes) {
+        for (const order of [change.order, ...change.makerOrders, ...change.cancelledOrders]) {
+          noticeOf(order.user_id).orders.push(orderEvent(order));
+        }
+        for (const trade of change.trades) noticeOf(trade.user_id).fills.push(fillEvent(trade));
       }
-      for (const trade of change.trades) noticeOf(trade.user_id).fills.push(fillEvent(trade));
       await this.notifyUsers(trx, [...notices.values()]);
     });
     trading.onOrdersCancelled(async (trx, orders) => {

@@ -29,6 +29,9 @@ export interface LockedOption {
   event_status: string;
   closes_at: Date;
   slug: string;
+  book_version: number;
+  /** The transaction's clock, for rows written in memory first (the batched path). */
+  db_now: Date;
 }
 
 export interface NewOrder {
@@ -86,6 +89,8 @@ export class TradingRepository {
         'e.status as event_status',
         'e.closes_at',
         'e.slug',
+        'o.book_version',
+        sql<Date>`now()`.as('db_now'),
       ])
       .where('o.id', '=', optionId)
       .forUpdate('o');
@@ -128,6 +133,112 @@ export class TradingRepository {
       WHERE ahead < ${quantity}
       ORDER BY ${priceOrder}, id ASC`.execute(db);
     return rows.rows.map(toResting);
+  }
+
+  /** Cash balances of these users, locked in account order (so concurrent writers never deadlock). */
+  async lockCashBalances(db: Queryable, userIds: number[]): Promise<Map<number, number>> {
+    if (userIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('ledger_accounts')
+      .select(['user_id', 'balance'])
+      .where('kind', '=', 'cash')
+      .where('user_id', 'in', userIds)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    return new Map(rows.map((row) => [row.user_id as number, row.balance]));
+  }
+
+  /** Takes `count` order ids from the orders' identity sequence, in order. */
+  async nextOrderIds(db: Queryable, count: number): Promise<number[]> {
+    if (count === 0) return [];
+    const rows = await sql<{ id: number }>`
+      SELECT nextval(pg_get_serial_sequence('orders', 'id')) AS id FROM generate_series(1, ${count})`.execute(
+      db,
+    );
+    return rows.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+  }
+
+  /** Inserts orders whose ids and final state were decided in memory (the batched path). */
+  async insertOrderRows(db: Queryable, rows: OrderRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values = sql.join(
+      rows.map(
+        (
+          o,
+        ) => sql`(${o.id}::bigint, ${o.user_id}::bigint, ${o.option_id}::bigint, ${o.kind}, ${o.side}, ${o.action},
+          ${o.price_cents}::int, ${o.book_side}, ${o.book_price}::int, ${o.quantity}::bigint, ${o.filled_quantity}::bigint,
+          ${o.reserved_cents}::bigint, ${o.status}, ${o.cancel_reason}::text, ${o.client_order_id}::text,
+          ${o.expires_at}::timestamptz, ${o.created_at}::timestamptz, ${o.updated_at}::timestamptz)`,
+      ),
+    );
+    await sql`
+      INSERT INTO orders (id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
+        filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, created_at, updated_at)
+      OVERRIDING SYSTEM VALUE VALUES ${values}`.execute(db);
+  }
+
+  /** Fills of several taker orders, in order; returns their ids and times in the same order. */
+  async insertFillRows(
+    db: Queryable,
+    optionId: number,
+    fills: {
+      takerOrderId: number;
+      yesPrice: number;
+      quantity: number;
+      kind: 'mint' | 'transfer' | 'merge';
+      makerOrderId: number | null;
+    }[],
+  ): Promise<{ id: number; created_at: Date }[]> {
+    if (fills.length === 0) return [];
+    const rows = await db
+      .insertInto('fills')
+      .values(
+        fills.map((fill) => ({
+          option_id: optionId,
+          yes_price: fill.yesPrice,
+          quantity: fill.quantity,
+          kind: fill.kind,
+          taker_order_id: fill.takerOrderId,
+          maker_order_id: fill.makerOrderId,
+        })),
+      )
+      .returning(['id', 'created_at'])
+      .execute();
+    return rows.sort((a, b) => a.id - b.id);
+  }
+
+  /** The stored results of idempotency keys already used by these users. */
+  async findIdempotencyKeys(db: Queryable, keys: { userId: number; key: string }[]) {
+    if (keys.length === 0) return [];
+    return db
+      .selectFrom('idempotency_keys')
+      .select(['user_id', 'key', 'request_hash', 'status_code', 'response'])
+      .where((eb) => eb.or(keys.map((k) => eb.and([eb('user_id', '=', k.userId), eb('key', '=', k.key)]))))
+      .execute();
+  }
+
+  /** Stores idempotency keys with their results; returns how many were new (a race makes it fewer). */
+  async insertIdempotencyResults(
+    db: Queryable,
+    rows: { userId: number; key: string; requestHash: string; statusCode: number; response: unknown }[],
+  ): Promise<number> {
+    if (rows.length === 0) return 0;
+    const inserted = await db
+      .insertInto('idempotency_keys')
+      .values(
+        rows.map((row) => ({
+          user_id: row.userId,
+          key: row.key,
+          request_hash: row.requestHash,
+          status_code: row.statusCode,
+          response: JSON.stringify(row.response),
+        })),
+      )
+      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+      .returning('key')
+      .execute();
+    return inserted.length;
   }
 
   /** Every resting order of an option, for a whole-book view. */
@@ -561,7 +672,7 @@ export class TradingRepository {
   }
 }
 
-function toResting(row: OrderRow): RestingOrder {
+export function toResting(row: OrderRow): RestingOrder {
   return {
     id: row.id,
     userId: row.user_id,

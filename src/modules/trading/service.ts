@@ -18,6 +18,7 @@ import type { DB, OrderStatus } from '../../platform/db/schema.js';
 import { isUniqueViolation, type Tx } from '../../platform/db/types.js';
 import { InsufficientFundsError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import type { LedgerRepository } from '../ledger/repository.js';
+import { type BatchOutcome, OrderBatches, type PlaceResult } from './batch.js';
 import {
   IdempotencyMismatchError,
   InsufficientSharesError,
@@ -67,7 +68,8 @@ export interface OrderCommitted {
   cancelledOrders: OrderRow[];
 }
 
-export type OrderListener = (trx: Tx, change: OrderCommitted) => Promise<void>;
+/** Called inside the transaction with every order it committed (one, or a whole batch in order). */
+export type OrderListener = (trx: Tx, changes: OrderCommitted[]) => Promise<void>;
 
 /** A level of the YES ladder as it stands after a change: user orders plus the house quote. */
 export interface LadderLevel {
@@ -100,22 +102,45 @@ export type CancelListener = (
   reason: 'cancelled' | 'expired' | 'market_closed',
 ) => Promise<void>;
 
+/** The most orders one batch of an option takes; more wait for the next batch. */
+const MAX_BATCH_ORDERS = 256;
+
 /**
  * The life of an order. Every change to an option's book runs in one transaction under that option's row
  * lock: check collateral, match against the book and the house maker, write fills, trades, positions and one
- * ledger entry, then rest or cancel the remainder. Nothing is acknowledged before it is committed.
+ * ledger entry per order, then rest or cancel the remainder. Orders sent over the API go through the batched
+ * path (batch.ts): the orders of one option that arrive while its previous batch is being written are matched
+ * in memory and committed together. Nothing is acknowledged before it is committed.
  */
 export class TradingService {
   private readonly orderListeners: OrderListener[] = [];
   private readonly cancelListeners: CancelListener[] = [];
   private readonly bookListeners: BookListener[] = [];
 
+  private readonly batches: OrderBatches;
+
   constructor(
     private readonly db: Kysely<DB>,
     private readonly trading: TradingRepository,
     private readonly ledger: LedgerRepository,
     private readonly settings: TradingSettings,
-  ) {}
+  ) {
+    this.batches = new OrderBatches(
+      db,
+      trading,
+      ledger,
+      { ...settings, maxBatchOrders: MAX_BATCH_ORDERS },
+      {
+        bookChanged: async (trx, change) => {
+          for (const listener of this.bookListeners) await listener(trx, change);
+        },
+        ordersCommitted: async (trx, changes) => {
+          for (const listener of this.orderListeners) await listener(trx, changes);
+        },
+        serialise: serialisePlaced,
+      },
+    );
+  }
 
   onOrderCommitted(listener: OrderListener): void {
     this.orderListeners.push(listener);
@@ -138,7 +163,7 @@ export class TradingService {
     userId: number,
     request: OrderRequest,
     idempotencyKey: string | null,
-  ): Promise<{ status: number; body: unknown; replayed: boolean }> {
+  ): Promise<PlaceResult> {
     if (request.quantity > this.settings.maxOrderQuantity) {
       throw new ValidationError(`quantity may be at most ${this.settings.maxOrderQuantity}`, [
         { field: 'body.quantity', message: `must be <= ${this.settings.maxOrderQuantity}` },
@@ -146,6 +171,23 @@ export class TradingService {
     }
     const key = idempotencyKey ?? (request.clientOrderId ? `clientOrderId:${request.clientOrderId}` : null);
     const requestHash = hashRequest(request);
+    // The batched path; when a batch cannot be written as a whole (say, a clientOrderId already taken), its
+    // orders are placed one by one, each in its own transaction, with the same answers.
+    const outcome: BatchOutcome = await this.batches
+      .submit(request.optionId, { userId, request, key, requestHash })
+      .catch(() => ({ alone: true }));
+    if ('result' in outcome) return outcome.result;
+    if ('error' in outcome) throw outcome.error;
+    return this.placeAlone(userId, request, key, requestHash);
+  }
+
+  /** Places one order in its own transaction. */
+  private placeAlone(
+    userId: number,
+    request: OrderRequest,
+    key: string | null,
+    requestHash: string,
+  ): Promise<PlaceResult> {
     return this.db.transaction().execute(async (trx) => {
       if (key) {
         const previous = await this.trading.claimIdempotencyKey(trx, userId, key, requestHash);
@@ -372,17 +414,21 @@ export class TradingService {
         await listener(trx, { optionId: option.id, bookVersion, levels, fills });
     }
     for (const listener of this.orderListeners) {
-      await listener(trx, {
-        optionId: option.id,
-        eventId: option.event_id,
-        order: finalOrder,
-        trades,
-        makerOrders: makerRows.map((row) => {
-          const outcome = makerOutcomes.find((o) => o.id === row.id);
-          return outcome ? { ...row, filled_quantity: outcome.filledQuantity, status: outcome.status } : row;
-        }),
-        cancelledOrders: cancelledRows,
-      });
+      await listener(trx, [
+        {
+          optionId: option.id,
+          eventId: option.event_id,
+          order: finalOrder,
+          trades,
+          makerOrders: makerRows.map((row) => {
+            const outcome = makerOutcomes.find((o) => o.id === row.id);
+            return outcome
+              ? { ...row, filled_quantity: outcome.filledQuantity, status: outcome.status }
+              : row;
+          }),
+          cancelledOrders: cancelledRows,
+        },
+      ]);
     }
     return {
       order: { ...finalOrder, event_slug: option.slug, option_label: option.label },

@@ -1,0 +1,609 @@
+import type { Kysely } from 'kysely';
+import { executeMatch, positionKey } from '../../exchange/execution.js';
+import type { JournalEntry, Posting } from '../../exchange/ledger.js';
+import { type AmmState, ammLevels } from '../../exchange/lmsr.js';
+import { matchOrder } from '../../exchange/matching.js';
+import { feeCents, type Side } from '../../exchange/money.js';
+import { type BookSide, OrderBook, toLadder } from '../../exchange/order-book.js';
+import { applyPositionChange, EMPTY_POSITION, type PositionState } from '../../exchange/positions.js';
+import type { DB, OrderStatus } from '../../platform/db/schema.js';
+import type { Tx } from '../../platform/db/types.js';
+import { InsufficientFundsError, NotFoundError } from '../../platform/errors.js';
+import type { LedgerRepository } from '../ledger/repository.js';
+import {
+  IdempotencyMismatchError,
+  InsufficientSharesError,
+  MarketClosedError,
+  NoLiquidityError,
+} from './errors.js';
+import {
+  type LockedOption,
+  type NewTrade,
+  type OrderOutcome,
+  type OrderRow,
+  type TradingRepository,
+  toResting,
+} from './repository.js';
+import type {
+  BookChange,
+  LadderLevel,
+  OrderCommitted,
+  OrderRequest,
+  PlacedOrder,
+  TradingSettings,
+} from './service.js';
+
+/** One order waiting for its option's next batch. */
+export interface BatchItem {
+  userId: number;
+  request: OrderRequest;
+  /** The idempotency key (the Idempotency-Key header, or `clientOrderId:` + the clientOrderId). */
+  key: string | null;
+  requestHash: string;
+}
+
+export type PlaceResult = { status: number; body: unknown; replayed: boolean };
+
+/**
+ * What a batch did with one order: answered (placed, replayed or refused for a reason of its own), or handed
+ * back to be placed on its own after the batch (a second use of one idempotency key or clientOrderId in the
+ * same batch).
+ */
+export type BatchOutcome = { result: PlaceResult } | { error: unknown } | { alone: true };
+
+/** An option's resting orders as of `version` of its book (the options.book_version column). */
+interface CachedBook {
+  version: number;
+  book: OrderBook;
+  rows: Map<number, OrderRow>;
+}
+
+type PositionOp = (state: PositionState) => PositionState;
+
+interface Hooks {
+  bookChanged(trx: Tx, change: BookChange): Promise<void>;
+  ordersCommitted(trx: Tx, changes: OrderCommitted[]): Promise<void>;
+  serialise(placed: PlacedOrder): unknown;
+}
+
+/**
+ * The batched order path. Orders for one option are queued while the previous batch of that option is being
+ * written; each batch is matched in memory and written in one transaction under the option's row lock, with
+ * a constant number of statements however many orders it holds. The option's book is kept in memory between
+ * batches and trusted only while options.book_version still matches: any other writer (another instance, a
+ * cancel, an expiry, a protective sell) bumps the version, and the next batch reloads the book.
+ */
+export class OrderBatches {
+  private readonly queues = new Map<
+    number,
+    { item: BatchItem; resolve: (outcome: BatchOutcome) => void; reject: (error: unknown) => void }[]
+  >();
+  private readonly books = new Map<number, CachedBook>();
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly trading: TradingRepository,
+    private readonly ledger: LedgerRepository,
+    private readonly settings: TradingSettings & { maxBatchOrders: number },
+    private readonly hooks: Hooks,
+  ) {}
+
+  /** Queues an order for its option's next batch; resolves when that batch has committed (or failed). */
+  submit(optionId: number, item: BatchItem): Promise<BatchOutcome> {
+    return new Promise((resolve, reject) => {
+      let queue = this.queues.get(optionId);
+      if (!queue) {
+        queue = [];
+        this.queues.set(optionId, queue);
+        setImmediate(() => void this.drain(optionId, queue as NonNullable<typeof queue>));
+      }
+      queue.push({ item, resolve, reject });
+    });
+  }
+
+  /** Forgets a cached book (the next batch reads it from the database). */
+  forget(optionId: number): void {
+    this.books.delete(optionId);
+  }
+
+  private async drain(optionId: number, queue: NonNullable<ReturnType<typeof this.queues.get>>) {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, this.settings.maxBatchOrders);
+      try {
+        const outcomes = await this.run(
+          optionId,
+          batch.map((entry) => entry.item),
+        );
+        batch.forEach((entry, index) => entry.resolve(outcomes[index] as BatchOutcome));
+      } catch (error) {
+        this.books.delete(optionId);
+        for (const entry of batch) entry.reject(error);
+      }
+    }
+    this.queues.delete(optionId);
+  }
+
+  private async run(optionId: number, items: BatchItem[]): Promise<BatchOutcome[]> {
+    try {
+      return await this.db.transaction().execute((trx) => this.write(trx, optionId, items));
+    } catch (error) {
+      this.books.delete(optionId);
+      throw error;
+    }
+  }
+
+  private async write(trx: Tx, optionId: number, items: BatchItem[]): Promise<BatchOutcome[]> {
+    const outcomes: (BatchOutcome | undefined)[] = items.map(() => undefined);
+    const option = await this.trading.lockOption(trx, optionId);
+    if (!option) return items.map(() => ({ error: new NotFoundError('Option') }));
+
+    // Idempotency: a key used before replays its stored result; a key or clientOrderId used twice in this
+    // batch is placed on its own afterwards, when the first use has committed.
+    const seenKeys = new Set<string>();
+    const seenClientIds = new Set<string>();
+    items.forEach((item, index) => {
+      const clientId = item.request.clientOrderId ? `${item.userId}:${item.request.clientOrderId}` : null;
+      const key = item.key ? `${item.userId}:${item.key}` : null;
+      if ((key && seenKeys.has(key)) || (clientId && seenClientIds.has(clientId))) {
+        outcomes[index] = { alone: true };
+        return;
+      }
+      if (key) seenKeys.add(key);
+      if (clientId) seenClientIds.add(clientId);
+    });
+    const keyed = items.filter((item, index) => item.key && !outcomes[index]);
+    if (keyed.length > 0) {
+      const previous = await this.trading.findIdempotencyKeys(
+        trx,
+        keyed.map((item) => ({ userId: item.userId, key: item.key as string })),
+      );
+      const byKey = new Map(previous.map((row) => [`${row.user_id}:${row.key}`, row]));
+      items.forEach((item, index) => {
+        const row = item.key && !outcomes[index] ? byKey.get(`${item.userId}:${item.key}`) : undefined;
+        if (!row) return;
+        outcomes[index] =
+          row.request_hash === item.requestHash
+            ? { result: { status: row.status_code ?? 201, body: row.response, replayed: true } }
+            : { error: new IdempotencyMismatchError() };
+      });
+    }
+
+    const now = option.db_now;
+    const closed =
+      option.event_status !== 'open'
+        ? new MarketClosedError(option.event_status)
+        : option.closes_at <= new Date()
+          ? new MarketClosedError('past its closing time')
+          : null;
+    const todo: number[] = [];
+    items.forEach((_, index) => {
+      if (outcomes[index]) return;
+      if (closed) outcomes[index] = { error: closed };
+      else todo.push(index);
+    });
+    if (todo.length === 0) return outcomes as BatchOutcome[];
+
+    // What the batch's takers hold: cash of the buyers, positions of the sellers, locked.
+    const buyers = new Set<number>();
+    const sellers = new Set<number>();
+    for (const index of todo) {
+      const item = items[index] as BatchItem;
+      (item.request.action === 'BUY' ? buyers : sellers).add(item.userId);
+    }
+    const cash = await this.trading.lockCashBalances(trx, [...buyers]);
+    const positions = new Map<string, { userId: number; side: Side; state: PositionState }>();
+    for (const userId of sellers) {
+      for (const side of ['YES', 'NO'] as const)
+        positions.set(positionKey(userId, side), { userId, side, state: EMPTY_POSITION });
+    }
+    for (const row of await this.trading.lockPositions(trx, optionId, [...sellers])) {
+      positions.set(positionKey(row.user_id, row.side), {
+        userId: row.user_id,
+        side: row.side,
+        state: {
+          quantity: row.quantity,
+          reservedQuantity: row.reserved_quantity,
+          costCents: row.cost_cents,
+          realizedPnlCents: row.realized_pnl_cents,
+        },
+      });
+    }
+    const pending = new Map<string, { userId: number; side: Side; ops: PositionOp[] }>();
+    const dirty = new Set<string>();
+    const changePosition = (userId: number, side: Side, op: PositionOp) => {
+      const key = positionKey(userId, side);
+      dirty.add(key);
+      const known = positions.get(key);
+      if (known) {
+        known.state = op(known.state);
+        return;
+      }
+      const waiting = pending.get(key) ?? { userId, side, ops: [] };
+      waiting.ops.push(op);
+      pending.set(key, waiting);
+    };
+
+    const cached = await this.bookOf(trx, option);
+    const { book, rows } = cached;
+    const amm = ammOf(option);
+    const ammBefore = amm ? { ...amm } : null;
+    const ids = await this.trading.nextOrderIds(trx, todo.length);
+
+    const newOrders = new Map<number, OrderRow>();
+    const changedOrders = new Map<number, OrderRow>();
+    const entries: JournalEntry[] = [];
+    const fills: {
+      takerOrderId: number;
+      yesPrice: number;
+      quantity: number;
+      kind: 'mint' | 'transfer' | 'merge';
+      makerOrderId: number | null;
+    }[] = [];
+    const trades: NewTrade[] = [];
+    const placed: {
+      index: number;
+      order: OrderRow;
+      trades: [number, number];
+      makers: OrderRow[];
+      cancelled: OrderRow[];
+    }[] = [];
+    const record = (row: OrderRow) => {
+      if (newOrders.has(row.id)) newOrders.set(row.id, row);
+      else changedOrders.set(row.id, row);
+    };
+    const touched = new Set<string>();
+    const totals = { pairsMinted: 0, pairsMerged: 0, volumeShares: 0, volumeCents: 0 };
+    let lastYesPrice: number | null = null;
+
+    for (const index of todo) {
+      const { userId, request } = items[index] as BatchItem;
+      const { side, action, quantity, priceCents } = request;
+      if (action === 'BUY') {
+        const needed = priceCents * quantity + feeCents(priceCents * quantity, this.settings.takerFeeBps);
+        const available = cash.get(userId) ?? 0;
+        if (available < needed) {
+          outcomes[index] = { error: new InsufficientFundsError(needed, available) };
+          continue;
+        }
+      } else {
+        const held = positions.get(positionKey(userId, side))?.state ?? EMPTY_POSITION;
+        const available = held.quantity - held.reservedQuantity;
+        if (available < quantity) {
+          outcomes[index] = { error: new InsufficientSharesError(quantity, available) };
+          continue;
+        }
+      }
+
+      const id = ids.shift() as number;
+      const ladder = toLadder(side, action, priceCents);
+      const incoming = { id, userId, side, action, limitPrice: priceCents, quantity };
+      const match = matchOrder(book, amm, incoming);
+      if (request.kind === 'market' && match.filledQuantity === 0) {
+        // Nothing happened: the own orders it met go back where they were.
+        for (const order of match.selfTradeCancels) book.restore(order);
+        outcomes[index] = { error: new NoLiquidityError() };
+        continue;
+      }
+      const restingQuantity = request.kind === 'limit' ? match.remaining : 0;
+      const execution = executeMatch(
+        optionId,
+        { orderId: id, userId, side, action, limitPrice: priceCents, quantity },
+        match,
+        { feeBps: this.settings.takerFeeBps, restingQuantity },
+      );
+
+      // Self-trade prevention: the taker's own resting orders it met are cancelled and release what they held.
+      const cancelled = match.selfTradeCancels.map((resting) => {
+        const row = rows.get(resting.id) as OrderRow;
+        rows.delete(resting.id);
+        touched.add(`${row.book_side}:${row.book_price}`);
+        const ended: OrderRow = {
+          ...row,
+          status: 'cancelled',
+          reserved_cents: 0,
+          cancel_reason: 'self_trade_prevented',
+          updated_at: now,
+        };
+        if (row.action === 'SELL') {
+          const left = row.quantity - row.filled_quantity;
+          changePosition(row.user_id, row.side, (state) => ({
+            ...state,
+            reservedQuantity: state.reservedQuantity - left,
+          }));
+        }
+        record(ended);
+        return { row, ended };
+      });
+      const postings: Posting[] = [...execution.postings];
+      for (const { row } of cancelled) {
+        if (row.action === 'BUY' && row.reserved_cents > 0) {
+          postings.push({ account: { kind: 'reserved', userId: row.user_id }, amount: -row.reserved_cents });
+          postings.push({ account: { kind: 'cash', userId: row.user_id }, amount: row.reserved_cents });
+        }
+      }
+      for (const posting of postings) {
+        const { account } = posting;
+        if (account.kind === 'cash' && cash.has(account.userId))
+          cash.set(account.userId, (cash.get(account.userId) as number) + posting.amount);
+      }
+      entries.push({
+        kind: 'order',
+        memo: `${request.kind} order ${id}: ${action} ${quantity} ${side} @ ${priceCents}`,
+        userId,
+        ref: { type: 'order', id },
+        postings,
+      });
+      for (const change of execution.positionChanges.values()) {
+        changePosition(change.userId, change.side, (state) => applyPositionChange(state, change.change));
+      }
+
+      const fillBase = fills.length;
+      const tradeBase = trades.length;
+      for (const fill of match.fills) {
+        fills.push({
+          takerOrderId: id,
+          yesPrice: fill.yesPrice,
+          quantity: fill.quantity,
+          kind: fill.kind,
+          makerOrderId: fill.maker.kind === 'order' ? fill.maker.order.id : null,
+        });
+        if (fill.maker.kind === 'order')
+          touched.add(`${ladder.bookSide === 'bid' ? 'ask' : 'bid'}:${fill.yesPrice}`);
+      }
+      for (const trade of execution.trades) trades.push({ ...trade, fillIndex: trade.fillIndex + fillBase });
+
+      const makers = execution.makerUpdates.map((update) => {
+        const row = rows.get(update.orderId) as OrderRow;
+        const filled = row.filled_quantity + update.filledQuantity;
+        const next: OrderRow = {
+          ...row,
+          filled_quantity: filled,
+          reserved_cents: row.reserved_cents - update.reservedSpentCents,
+          status: filled === row.quantity ? 'filled' : 'partially_filled',
+          updated_at: now,
+        };
+        if (filled === row.quantity) rows.delete(row.id);
+        else rows.set(row.id, next);
+        record(next);
+        return next;
+      });
+
+      const status: OrderStatus =
+        match.remaining === 0
+          ? 'filled'
+          : restingQuantity > 0
+            ? match.filledQuantity > 0
+              ? 'partially_filled'
+              : 'open'
+            : 'cancelled';
+      const order: OrderRow = {
+        id,
+        user_id: userId,
+        option_id: optionId,
+        kind: request.kind,
+        side,
+        action,
+        price_cents: priceCents,
+        book_side: ladder.bookSide,
+        book_price: ladder.bookPrice,
+        quantity,
+        filled_quantity: match.filledQuantity,
+        reserved_cents: execution.takerRestingReserveCents,
+        status,
+        cancel_reason: status === 'cancelled' ? 'unfilled_remainder' : null,
+        client_order_id: request.clientOrderId ?? null,
+        expires_at: request.expiresInHours ? new Date(Date.now() + request.expiresInHours * 3_600_000) : null,
+        created_at: now,
+        updated_at: now,
+      };
+      newOrders.set(id, order);
+      if (restingQuantity > 0) {
+        book.add({
+          id,
+          userId,
+          side,
+          action,
+          bookSide: ladder.bookSide,
+          bookPrice: ladder.bookPrice,
+          remaining: restingQuantity,
+        });
+        rows.set(id, order);
+        touched.add(`${ladder.bookSide}:${ladder.bookPrice}`);
+      }
+
+      totals.pairsMinted += execution.pairsMinted;
+      totals.pairsMerged += execution.pairsMerged;
+      totals.volumeShares += execution.volumeShares;
+      totals.volumeCents += execution.takerNotionalCents;
+      if (execution.lastYesPrice !== null) lastYesPrice = execution.lastYesPrice;
+      placed.push({
+        index,
+        order,
+        trades: [tradeBase, trades.length],
+        makers,
+        cancelled: cancelled.map((c) => c.ended),
+      });
+    }
+
+    // Write it all: a constant number of statements for the whole batch.
+    await this.trading.insertOrderRows(trx, [...newOrders.values()]);
+    const fillRows = await this.trading.insertFillRows(trx, optionId, fills);
+    const tradeRows = (
+      await this.trading.insertTrades(
+        trx,
+        optionId,
+        option.event_id,
+        fillRows.map((row) => row.id),
+        trades,
+      )
+    ).sort((a, b) => a.id - b.id);
+    await this.trading.updateOrders(
+      trx,
+      [...changedOrders.values()].map(
+        (row): OrderOutcome => ({
+          id: row.id,
+          filledQuantity: row.filled_quantity,
+          reservedCents: row.reserved_cents,
+          status: row.status,
+          cancelReason: row.cancel_reason,
+        }),
+      ),
+    );
+    if (pending.size > 0) {
+      const users = [...new Set([...pending.values()].map((p) => p.userId))];
+      const found = new Map(
+        (await this.trading.lockPositions(trx, optionId, users)).map((row) => [
+          positionKey(row.user_id, row.side),
+          {
+            quantity: row.quantity,
+            reservedQuantity: row.reserved_quantity,
+            costCents: row.cost_cents,
+            realizedPnlCents: row.realized_pnl_cents,
+          },
+        ]),
+      );
+      for (const [key, waiting] of pending) {
+        const state = waiting.ops.reduce((current, op) => op(current), found.get(key) ?? EMPTY_POSITION);
+        positions.set(key, { userId: waiting.userId, side: waiting.side, state });
+      }
+    }
+    await this.trading.savePositions(
+      trx,
+      optionId,
+      [...dirty].map((key) => positions.get(key) as { userId: number; side: Side; state: PositionState }),
+    );
+    await this.ledger.postMany(trx, entries);
+    const bookVersion = await this.trading.updateOptionAfterMatch(trx, optionId, {
+      ammYesShares: amm?.yesShares ?? option.amm_yes_shares,
+      ammNoShares: amm?.noShares ?? option.amm_no_shares,
+      ...totals,
+      lastYesPrice,
+    });
+
+    // Answers, stored for idempotent retries.
+    const slugged = (row: OrderRow) => ({ ...row, event_slug: option.slug, option_label: option.label });
+    const stored: {
+      userId: number;
+      key: string;
+      requestHash: string;
+      statusCode: number;
+      response: unknown;
+    }[] = [];
+    const changes: OrderCommitted[] = [];
+    for (const entry of placed) {
+      const item = items[entry.index] as BatchItem;
+      const own = tradeRows.slice(entry.trades[0], entry.trades[1]);
+      const body = this.hooks.serialise({
+        order: slugged(entry.order),
+        trades: own,
+        selfTradeCancelled: entry.cancelled.map((row) => row.id),
+        bookVersion,
+      });
+      outcomes[entry.index] = { result: { status: 201, body, replayed: false } };
+      if (item.key)
+        stored.push({
+          userId: item.userId,
+          key: item.key,
+          requestHash: item.requestHash,
+          statusCode: 201,
+          response: body,
+        });
+      changes.push({
+        optionId,
+        eventId: option.event_id,
+        order: entry.order,
+        trades: own,
+        makerOrders: entry.makers,
+        cancelledOrders: entry.cancelled,
+      });
+    }
+    if ((await this.trading.insertIdempotencyResults(trx, stored)) !== stored.length) {
+      throw new Error('an idempotency key was used concurrently; the batch is placed order by order');
+    }
+
+    // Market data and the listeners (notifications, webhooks, protections, copy trading), in the transaction.
+    if (placed.length > 0) {
+      await this.hooks.bookChanged(trx, {
+        optionId,
+        bookVersion,
+        levels: levelsOf(book, touched, amm, ammBefore),
+        fills: fills.map((fill, index) => {
+          const taker = newOrders.get(fill.takerOrderId) as OrderRow;
+          return {
+            id: fillRows[index]?.id as number,
+            yesPriceCents: fill.yesPrice,
+            quantity: fill.quantity,
+            takerSide: taker.side,
+            takerAction: taker.action,
+            at: (fillRows[index]?.created_at ?? now).toISOString(),
+          };
+        }),
+      });
+      await this.hooks.ordersCommitted(trx, changes);
+    }
+    cached.version = bookVersion;
+    return outcomes.map((outcome) => outcome ?? { alone: true });
+  }
+
+  /** The option's book: the one in memory when its version still matches, else read under the lock. */
+  private async bookOf(trx: Tx, option: LockedOption): Promise<CachedBook> {
+    const cached = this.books.get(option.id);
+    if (cached && cached.version === option.book_version) return cached;
+    const open = await this.trading.openOrdersOf(trx, option.id);
+    const fresh: CachedBook = {
+      version: option.book_version,
+      book: new OrderBook(open.map(toResting)),
+      rows: new Map(open.map((row) => [row.id, row])),
+    };
+    this.books.set(option.id, fresh);
+    return fresh;
+  }
+}
+
+function ammOf(option: LockedOption): AmmState | null {
+  if (option.liquidity_b <= 0) return null;
+  return {
+    liquidityCents: option.liquidity_b,
+    offset: option.amm_offset,
+    yesShares: option.amm_yes_shares,
+    noShares: option.amm_no_shares,
+  };
+}
+
+/** The ladder levels a batch touched, read from the book in memory, plus every price the house quote moved. */
+function levelsOf(
+  book: OrderBook,
+  touched: Set<string>,
+  amm: AmmState | null,
+  ammBefore: AmmState | null,
+): LadderLevel[] {
+  const house = new Map<string, number>();
+  const before = new Map<string, number>();
+  if (amm) {
+    const levels = ammLevels(amm);
+    for (const [price, quantity] of levels.bids) house.set(`bid:${price}`, quantity);
+    for (const [price, quantity] of levels.asks) house.set(`ask:${price}`, quantity);
+  }
+  if (ammBefore) {
+    const levels = ammLevels(ammBefore);
+    for (const [price, quantity] of levels.bids) before.set(`bid:${price}`, quantity);
+    for (const [price, quantity] of levels.asks) before.set(`ask:${price}`, quantity);
+  }
+  const keys = new Set(touched);
+  for (const key of new Set([...house.keys(), ...before.keys()]))
+    if (house.get(key) !== before.get(key)) keys.add(key);
+  return [...keys]
+    .map((key) => {
+      const [side, price] = key.split(':') as [BookSide, string];
+      const level = book.level(side, Number(price));
+      const houseQuantity = house.get(key) ?? 0;
+      return {
+        side,
+        priceCents: Number(price),
+        quantity: level.quantity + houseQuantity,
+        orders: level.size,
+        houseQuantity,
+      };
+    })
+    .sort((a, b) => (a.side === b.side ? a.priceCents - b.priceCents : a.side === 'bid' ? -1 : 1));
+}
