@@ -114,7 +114,9 @@ export class OrderBatches {
           optionId,
           batch.map((entry) => entry.item),
         );
-        batch.forEach((entry, index) => entry.resolve(outcomes[index] as BatchOutcome));
+        batch.forEach((entry, index) => {
+          entry.resolve(outcomes[index] as BatchOutcome);
+        });
       } catch (error) {
         this.books.delete(optionId);
         for (const entry of batch) entry.reject(error);
