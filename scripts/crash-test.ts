@@ -28,6 +28,9 @@ import {
  *   CRASH_CONCURRENCY   requests in flight (default 24)
  *   CRASH_SEED          random seed (default the time)
  *   CRASH_KEEP          keep the database afterwards (default false)
+ *   CRASH_MID_BATCH     kill only while a batch of orders is being written: after the random wait, watch
+ *                       pg_stat_activity until the server is inside a batch transaction (it has inserted the
+ *                       batch's orders and not yet committed) and kill it there (default true)
  */
 
 const adminUrl = process.env.CRASH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -36,6 +39,7 @@ const userCount = Number(process.env.CRASH_USERS ?? 40);
 const concurrency = Number(process.env.CRASH_CONCURRENCY ?? 24);
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 const keep = process.env.CRASH_KEEP === 'true';
+const midBatch = process.env.CRASH_MID_BATCH !== 'false';
 const random = seededRandom(seed);
 const ADMIN = 'crash-admin@example.com';
 
@@ -57,7 +61,7 @@ const acknowledged: Acknowledged[] = [];
 const cancelled: string[] = [];
 const inFlight: { round: number; kind: 'order' | 'cancel'; clientOrderId?: string; orderId?: string }[] = [];
 const failures: string[] = [];
-const counts = { requests: 0, rejected: 0 };
+const counts = { requests: 0, rejected: 0, killsInsideBatch: 0 };
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -98,6 +102,7 @@ async function main(): Promise<number> {
         if (exit.code !== 0) failures.push(`the final graceful stop exited ${exit.code}`);
       } else {
         await new Promise((resolve) => setTimeout(resolve, runFor));
+        if (midBatch && (await insideBatch(database.url))) counts.killsInsideBatch += 1;
         server.child.kill('SIGKILL');
         await server.exited;
         await load;
@@ -108,7 +113,8 @@ async function main(): Promise<number> {
         `round ${round}: ${acknowledged.length - before} orders acknowledged, ` +
           (last
             ? 'stopped with SIGTERM'
-            : `SIGKILL after ${runFor} ms with ${inFlightNow} requests in flight`),
+            : `SIGKILL after ${runFor} ms with ${inFlightNow} requests in flight` +
+              (midBatch ? `, ${counts.killsInsideBatch} of ${round} kills inside a batch transaction` : '')),
       );
       if (!last) server = await start();
     }
@@ -130,6 +136,29 @@ async function main(): Promise<number> {
   }
   log('\ncrash test passed');
   return 0;
+}
+
+/**
+ * Waits (up to 10 s) until a server connection is inside a batch transaction: its orders inserted, not yet
+ * committed. Returns at once when it sees one, so that the caller's SIGKILL lands in the middle of the batch.
+ */
+async function insideBatch(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const until = Date.now() + 10_000;
+    while (Date.now() < until) {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL
+           AND query LIKE '%INSERT INTO orders (id, user_id%'`,
+      );
+      if ((rows[0]?.n ?? 0) > 0) return true;
+    }
+    return false;
+  } finally {
+    await client.end();
+  }
 }
 
 async function prepare(api: Api): Promise<{ tokens: string[]; optionIds: string[] }> {
@@ -346,6 +375,9 @@ async function verify(url: string): Promise<void> {
       `  cancels acknowledged, stored        ${cancelled.length}, ${cancelStates.rows.filter((r) => r.status === 'cancelled').length}`,
     );
     log(`  rejected with a 4xx (rules)         ${counts.rejected}`);
+    if (midBatch) log(`  kills inside a batch transaction    ${counts.killsInsideBatch} of ${kills}`);
+    if (midBatch && counts.killsInsideBatch < kills)
+      failures.push(`only ${counts.killsInsideBatch} of ${kills} kills landed inside a batch transaction`);
     log(
       `  orders in flight at a kill          ${orderInFlight.length}: ${committed.length} committed whole, ` +
         `${orderInFlight.length - committed.length} absent`,
