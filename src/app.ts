@@ -155,6 +155,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const ledger = new LedgerRepository();
   const accounts = new AccountsService(database.db, new AccountsRepository(), ledger, config);
   await accounts.ensureAdmin();
+  app.addHook('onReady', () => accounts.watchCredentialChanges(database));
+  app.addHook('onClose', () => accounts.stopWatchingCredentialChanges());
   const notifications = new NotificationsService(database.db, new NotificationsRepository());
   const trading = new TradingService(database.db, new TradingRepository(), ledger, config);
   const markets = new MarketsService(
@@ -179,7 +181,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   }
   const gamification = createGamification({ db: database.db, ledger, notifications, jobs, settings: config });
   const profile = createProfile({ db: database.db, notifications, config });
-  const social = createSocial({ db: database.db, markets, notifications, profile, gamification });
+  const social = createSocial({
+    db: database.db,
+    markets,
+    notifications,
+    profile,
+    gamification,
+    credentials: accounts,
+  });
   const competitions = createCompetitions({
     db: database.db,
     ledger,

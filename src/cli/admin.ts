@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Outcome } from '../exchange/positions.js';
 import { AccountsRepository } from '../modules/accounts/repository.js';
+import { AccountsService } from '../modules/accounts/service.js';
 import { LedgerRepository } from '../modules/ledger/repository.js';
 import { seedDemoCatalogue } from '../modules/markets/demo.js';
 import { DisputesRepository } from '../modules/markets/disputes-repository.js';
@@ -101,11 +102,8 @@ async function run(args: string[]): Promise<void> {
       );
     }
     case 'make-admin': {
-      const promoted = await new AccountsRepository().promoteToAdmin(
-        database.db,
-        (rest[0] ?? '').toLowerCase(),
-      );
-      return print({ email: rest[0], promoted });
+      const accounts = new AccountsService(database.db, new AccountsRepository(), ledger, config);
+      return print({ email: rest[0], promoted: await accounts.promoteToAdmin(rest[0] ?? '') });
     }
     case 'seed-demo':
       return print({ loaded: await seedDemoCatalogue(markets) });

@@ -17,6 +17,8 @@ export interface Config {
   startingBalanceCents: number;
   streakTimezone: string;
   sessionTtlHours: number;
+  /** How long an instance trusts a credential it has looked up; 0 looks every request up. */
+  authCacheTtlMs: number;
   rateLimitMax: number;
   rateLimitWindowMs: number;
   loginMaxFailures: number;
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     startingBalanceCents: int(env, 'STARTING_BALANCE_CENTS', 100_000, 0, 1_000_000_000),
     streakTimezone: timezone(env, 'STREAK_TIMEZONE', 'Asia/Kolkata'),
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 24 * 30, 1, 24 * 365),
+    authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 300_000),
     rateLimitMax: int(env, 'RATE_LIMIT_MAX', 60, 1, 10_000_000),
     rateLimitWindowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
     loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),

@@ -12,6 +12,7 @@ describe('configuration', () => {
       rateLimitMax: 60,
       streakTimezone: 'Asia/Kolkata',
       seedDemo: true,
+      authCacheTtlMs: 30000,
     });
   });
 
@@ -25,6 +26,8 @@ describe('configuration', () => {
     ['SEED_DEMO', 'maybe'],
     ['LOG_LEVEL', 'loud'],
     ['ADMIN_EMAIL', 'nobody'],
+    ['AUTH_CACHE_TTL_MS', '-1'],
+    ['AUTH_CACHE_TTL_MS', '600000'],
   ])('stops on %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrowError(name);

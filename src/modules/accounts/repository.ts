@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { AuthUser } from '../../platform/auth.js';
 import type { NewUser, UserRow } from '../../platform/db/schema.js';
 import type { Queryable } from '../../platform/db/types.js';
+import { CREDENTIALS_CHANNEL, type CredentialChange, type ResolvedCredential } from './credentials.js';
 
 export interface ApiKeyRow {
   id: number;
@@ -59,14 +60,16 @@ export class AccountsRepository {
       .execute();
   }
 
-  async promoteToAdmin(db: Queryable, email: string): Promise<boolean> {
-    const result = await db
+  /** Gives the account with this email the admin role; its id, or null when there is none or it is one already. */
+  async promoteToAdmin(db: Queryable, email: string): Promise<number | null> {
+    const row = await db
       .updateTable('users')
       .set({ role: 'admin' })
       .where('email', '=', email)
       .where('role', '<>', 'admin')
+      .returning('id')
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return row?.id ?? null;
   }
 
   async insertSession(db: Queryable, userId: number, tokenHash: string, expiresAt: Date): Promise<void> {
@@ -76,8 +79,16 @@ export class AccountsRepository {
       .execute();
   }
 
-  async revokeSession(db: Queryable, sessionId: number): Promise<void> {
-    await db.updateTable('sessions').set({ revoked_at: new Date() }).where('id', '=', sessionId).execute();
+  /** Revokes a session; the hash of its token, or null when it was revoked already. */
+  async revokeSession(db: Queryable, sessionId: number): Promise<string | null> {
+    const row = await db
+      .updateTable('sessions')
+      .set({ revoked_at: new Date() })
+      .where('id', '=', sessionId)
+      .where('revoked_at', 'is', null)
+      .returning('token_hash')
+      .executeTakeFirst();
+    return row?.token_hash ?? null;
   }
 
   async insertApiKey(
@@ -111,62 +122,62 @@ export class AccountsRepository {
     return Number(row.n);
   }
 
-  /** Revokes a key of this user; false when there is no such active key of theirs. */
-  async revokeApiKey(db: Queryable, userId: number, keyId: number): Promise<boolean> {
-    const result = await db
+  /** Revokes a key of this user; the hash of the key, or null when there is no such active key of theirs. */
+  async revokeApiKey(db: Queryable, userId: number, keyId: number): Promise<string | null> {
+    const row = await db
       .updateTable('api_keys')
       .set({ revoked_at: new Date() })
       .where('id', '=', keyId)
       .where('user_id', '=', userId)
       .where('revoked_at', 'is', null)
+      .returning('key_hash')
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return row?.key_hash ?? null;
   }
 
+  /** The live credential of a token hash: not revoked and, for a session, not expired. */
   async findCredential(
     db: Queryable,
     tokenHash: string,
     kind: 'session' | 'apiKey',
-  ): Promise<AuthUser | null> {
-    const row =
-      kind === 'session'
-        ? await db
-            .selectFrom('sessions as c')
-            .innerJoin('users as u', 'u.id', 'c.user_id')
-            .select(['c.id as credentialId', 'u.id as userId', 'u.role', 'u.suspended_at'])
-            .where('c.token_hash', '=', tokenHash)
-            .where('c.revoked_at', 'is', null)
-            .where('c.expires_at', '>', new Date())
-            .executeTakeFirst()
-        : await db
-            .selectFrom('api_keys as c')
-            .innerJoin('users as u', 'u.id', 'c.user_id')
-            .select(['c.id as credentialId', 'u.id as userId', 'u.role', 'u.suspended_at'])
-            .where('c.key_hash', '=', tokenHash)
-            .where('c.revoked_at', 'is', null)
-            .executeTakeFirst();
-    if (!row) return null;
-    return {
-      userId: row.userId,
-      role: row.role,
-      suspended: row.suspended_at !== null,
-      credential: { kind, id: row.credentialId },
-    };
+  ): Promise<ResolvedCredential | null> {
+    if (kind === 'session') {
+      const row = await db
+        .selectFrom('sessions as c')
+        .innerJoin('users as u', 'u.id', 'c.user_id')
+        .select(['c.id as credentialId', 'u.id as userId', 'u.role', 'u.suspended_at', 'c.expires_at'])
+        .where('c.token_hash', '=', tokenHash)
+        .where('c.revoked_at', 'is', null)
+        .where('c.expires_at', '>', new Date())
+        .executeTakeFirst();
+      return row ? { user: authUserOf(row, kind), expiresAt: row.expires_at, lastUsedAt: null } : null;
+    }
+    const row = await db
+      .selectFrom('api_keys as c')
+      .innerJoin('users as u', 'u.id', 'c.user_id')
+      .select(['c.id as credentialId', 'u.id as userId', 'u.role', 'u.suspended_at', 'c.last_used_at'])
+      .where('c.key_hash', '=', tokenHash)
+      .where('c.revoked_at', 'is', null)
+      .executeTakeFirst();
+    return row ? { user: authUserOf(row, kind), expiresAt: null, lastUsedAt: row.last_used_at } : null;
   }
 
-  /** Records key use at most once a minute, so reads do not turn into a write per request. */
-  async touchApiKey(db: Queryable, keyId: number): Promise<void> {
+  /** Records a key's use unless it was recorded within `intervalMs` (perhaps by another instance). */
+  async touchApiKey(db: Queryable, keyId: number, intervalMs: number): Promise<void> {
+    const now = Date.now();
     await db
       .updateTable('api_keys')
-      .set({ last_used_at: new Date() })
+      .set({ last_used_at: new Date(now) })
       .where('id', '=', keyId)
       .where((eb) =>
-        eb.or([
-          eb('last_used_at', 'is', null),
-          eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`),
-        ]),
+        eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', new Date(now - intervalMs))]),
       )
       .execute();
+  }
+
+  /** Tells every instance, when the transaction commits, that cached credentials must follow a change. */
+  async announceCredentialChange(db: Queryable, change: CredentialChange): Promise<void> {
+    await sql`SELECT pg_notify(${CREDENTIALS_CHANNEL}, ${JSON.stringify(change)})`.execute(db);
   }
 
   /** Counts a failed login for a throttle key inside a fixed window; returns failures in the window. */
@@ -206,4 +217,16 @@ export class AccountsRepository {
   async clearLoginFailures(db: Queryable, key: string): Promise<void> {
     await db.deleteFrom('login_throttle').where('key', '=', key).execute();
   }
+}
+
+function authUserOf(
+  row: { credentialId: number; userId: number; role: AuthUser['role']; suspended_at: Date | null },
+  kind: AuthUser['credential']['kind'],
+): AuthUser {
+  return {
+    userId: row.userId,
+    role: row.role,
+    suspended: row.suspended_at !== null,
+    credential: { kind, id: row.credentialId },
+  };
 }

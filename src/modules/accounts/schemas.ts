@@ -69,7 +69,10 @@ export const ApiKey = Type.Object({
   name: Type.String(),
   prefix: Type.String({ description: 'The first characters of the key, to recognise it' }),
   createdAt: Type.String({ format: 'date-time' }),
-  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description:
+      'When the key was last used; recorded at most once a minute, so it may lag by up to a minute',
+  }),
 });
 
 export const CreatedApiKey = Type.Composite([

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { API_KEY_PREFIX, type AuthUser, hashSecret, newSecret, SESSION_PREFIX } from '../../platform/auth.js';
+import type { Database } from '../../platform/db/database.js';
 import type { DB, UserRow } from '../../platform/db/schema.js';
 import { isUniqueViolation, type Tx } from '../../platform/db/types.js';
 import {
@@ -12,6 +13,14 @@ import {
 } from '../../platform/errors.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../platform/passwords.js';
 import type { LedgerRepository } from '../ledger/repository.js';
+import {
+  CREDENTIALS_CHANNEL,
+  CredentialCache,
+  type CredentialChange,
+  type CredentialChanges,
+  KEY_USE_INTERVAL_MS,
+  type ResolvedCredential,
+} from './credentials.js';
 import type { AccountsRepository } from './repository.js';
 import { awardStreak, currentStreak, localDay, nextStreakBonus, type StreakState } from './streak.js';
 
@@ -19,6 +28,7 @@ export interface AccountsSettings {
   startingBalanceCents: number;
   adminEmail: string | null;
   sessionTtlHours: number;
+  authCacheTtlMs: number;
   streakTimezone: string;
   loginMaxFailures: number;
   loginWindowMinutes: number;
@@ -39,16 +49,20 @@ export type RegistrationHook = (trx: Tx, user: UserRow, input: RegisterInput) =>
 
 export const MAX_API_KEYS = 20;
 
-export class AccountsService {
+export class AccountsService implements CredentialChanges {
   private readonly registrationHooks: RegistrationHook[] = [];
   private inviteCheck: ((trx: Tx, code: string) => Promise<boolean>) | null = null;
+  private readonly credentials: CredentialCache;
+  private stopWatching: (() => Promise<void>) | null = null;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly accounts: AccountsRepository,
     private readonly ledger: LedgerRepository,
     private readonly settings: AccountsSettings,
-  ) {}
+  ) {
+    this.credentials = new CredentialCache(settings.authCacheTtlMs);
+  }
 
   onRegistered(hook: RegistrationHook): void {
     this.registrationHooks.push(hook);
@@ -173,7 +187,12 @@ export class AccountsService {
   }
 
   async logout(auth: AuthUser): Promise<void> {
-    if (auth.credential.kind === 'session') await this.accounts.revokeSession(this.db, auth.credential.id);
+    if (auth.credential.kind !== 'session') return;
+    const sessionId = auth.credential.id;
+    await this.changeCredentials(async (trx) => {
+      const tokenHash = await this.accounts.revokeSession(trx, sessionId);
+      return tokenHash === null ? null : { tokenHash };
+    });
   }
 
   async getUser(userId: number): Promise<UserRow> {
@@ -225,10 +244,17 @@ export class AccountsService {
   }
 
   async revokeApiKey(userId: number, keyId: number): Promise<void> {
-    if (!(await this.accounts.revokeApiKey(this.db, userId, keyId))) throw new NotFoundError('API key');
+    const change = await this.changeCredentials(async (trx) => {
+      const tokenHash = await this.accounts.revokeApiKey(trx, userId, keyId);
+      return tokenHash === null ? null : { tokenHash };
+    });
+    if (!change) throw new NotFoundError('API key');
   }
 
-  /** Resolves a bearer token for the auth plugin. */
+  /**
+   * Resolves a bearer token for the auth plugin: from this instance's memory when it can (see CredentialCache),
+   * recording an API key's use at most once every KEY_USE_INTERVAL_MS rather than on every request.
+   */
   async resolveCredential(token: string): Promise<AuthUser | null> {
     const kind = token.startsWith(API_KEY_PREFIX)
       ? 'apiKey'
@@ -236,13 +262,79 @@ export class AccountsService {
         ? 'session'
         : null;
     if (!kind) return null;
-    const user = await this.accounts.findCredential(this.db, hashSecret(token), kind);
-    if (user && kind === 'apiKey') await this.accounts.touchApiKey(this.db, user.credential.id);
-    return user;
+    const tokenHash = hashSecret(token);
+    const found = await this.credentials.resolve(tokenHash, () =>
+      this.accounts.findCredential(this.db, tokenHash, kind),
+    );
+    if (!found) return null;
+    if (kind === 'apiKey') await this.recordKeyUse(found);
+    return found.user;
   }
 
+  private async recordKeyUse(found: ResolvedCredential): Promise<void> {
+    const now = Date.now();
+    if (found.lastUsedAt && now - found.lastUsedAt.getTime() < KEY_USE_INTERVAL_MS) return;
+    // Moved forward before the write, so concurrent requests with the same cached key write once.
+    found.lastUsedAt = new Date(now);
+    await this.accounts.touchApiKey(this.db, found.user.credential.id, KEY_USE_INTERVAL_MS);
+  }
+
+  /** Promotes `ADMIN_EMAIL` at start. */
   async ensureAdmin(): Promise<void> {
-    if (this.settings.adminEmail) await this.accounts.promoteToAdmin(this.db, this.settings.adminEmail);
+    if (this.settings.adminEmail) await this.promoteToAdmin(this.settings.adminEmail);
+  }
+
+  /** Gives an account the admin role; false when there is no such account or it is an admin already. */
+  async promoteToAdmin(email: string): Promise<boolean> {
+    const change = await this.changeCredentials(async (trx) => {
+      const userId = await this.accounts.promoteToAdmin(trx, email.trim().toLowerCase());
+      return userId === null ? null : { userId };
+    });
+    return change !== null;
+  }
+
+  announceCredentialChange(trx: Tx, change: CredentialChange): Promise<void> {
+    return this.accounts.announceCredentialChange(trx, change);
+  }
+
+  forgetCredentials(change: CredentialChange): void {
+    this.credentials.forget(change);
+  }
+
+  /**
+   * Makes a change and announces it in one transaction, then forgets this instance's copies before returning, so
+   * the caller's next request already sees it; other instances forget theirs when the announcement reaches them.
+   */
+  private async changeCredentials(
+    work: (trx: Tx) => Promise<CredentialChange | null>,
+  ): Promise<CredentialChange | null> {
+    const change = await this.db.transaction().execute(async (trx) => {
+      const made = await work(trx);
+      if (made) await this.announceCredentialChange(trx, made);
+      return made;
+    });
+    if (change) this.forgetCredentials(change);
+    return change;
+  }
+
+  /**
+   * Starts following announced credential changes; credentials are kept in memory only while this instance hears
+   * them, so a lost listening connection turns caching off (forgetting everything) until it is back.
+   */
+  async watchCredentialChanges(database: Pick<Database, 'listen'>): Promise<void> {
+    if (!this.credentials.enabled || this.stopWatching) return;
+    this.stopWatching = await database.listen(
+      CREDENTIALS_CHANNEL,
+      (payload) => this.credentials.forgetAnnounced(payload),
+      (listening) => this.credentials.setListening(listening),
+    );
+    this.credentials.setListening(true);
+  }
+
+  async stopWatchingCredentialChanges(): Promise<void> {
+    this.credentials.setListening(false);
+    await this.stopWatching?.();
+    this.stopWatching = null;
   }
 
   private async openSession(trx: Tx, userId: number): Promise<{ token: string; expiresAt: Date }> {

@@ -3,6 +3,7 @@ import type { DB } from '../../platform/db/schema.js';
 import { isUniqueViolation } from '../../platform/db/types.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { decodeCursor, type PageOf, toPage } from '../../platform/http.js';
+import type { CredentialChange, CredentialChanges } from '../accounts/credentials.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { AlreadyReportedError, CannotSuspendAdminError, ReportNotOpenError } from './errors.js';
 import type { ModerationRepository, ReportRow } from './repository.js';
@@ -39,6 +40,7 @@ export class ModerationService {
     private readonly db: Kysely<DB>,
     private readonly moderation: ModerationRepository,
     private readonly notifications: NotificationsService,
+    private readonly credentials: CredentialChanges,
   ) {}
 
   async report(
@@ -105,7 +107,8 @@ export class ModerationService {
     decision: { action: ModerationAction; note?: string | undefined },
   ): Promise<{ report: AdminReportView; resolvedReports: number }> {
     const note = optionalText(decision.note, 'note', TEXT_LIMITS.moderationNote);
-    const resolvedReports = await this.db.transaction().execute(async (trx) => {
+    const { resolvedReports, suspension } = await this.db.transaction().execute(async (trx) => {
+      let suspension: CredentialChange | null = null;
       const report = await this.moderation.lockReport(trx, reportId);
       if (!report) throw new NotFoundError('Report');
       if (report.status !== 'open') throw new ReportNotOpenError();
@@ -119,7 +122,10 @@ export class ModerationService {
       if (decision.action === 'suspend') {
         if (!owner) throw new NotFoundError('User');
         if (owner.role === 'admin') throw new CannotSuspendAdminError();
-        await this.moderation.suspendUser(trx, owner.user_id);
+        if (await this.moderation.suspendUser(trx, owner.user_id)) {
+          suspension = { userId: owner.user_id };
+          await this.credentials.announceCredentialChange(trx, suspension);
+        }
       }
       if (decision.action !== 'dismiss' && target.type !== 'USER') {
         const hidden = await this.moderation.hideContent(trx, target.type, target.id);
@@ -134,12 +140,15 @@ export class ModerationService {
           });
         }
       }
-      return this.moderation.closeOpenReports(trx, target, {
+      const resolvedReports = await this.moderation.closeOpenReports(trx, target, {
         status: STATUS_OF[decision.action],
         note,
         resolvedBy: adminId,
       });
+      return { resolvedReports, suspension };
     });
+    // The suspension holds from the moment it is acknowledged: this instance's cached credentials go now.
+    if (suspension) this.credentials.forgetCredentials(suspension);
     const row = await this.moderation.findReport(this.db, reportId);
     if (!row) throw new NotFoundError('Report');
     return { report: toAdminReportView(row), resolvedReports };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.js';
+import type { CredentialChanges } from '../accounts/credentials.js';
 import type { GamificationModule } from '../gamification/module.js';
 import type { MarketsService } from '../markets/service.js';
 import type { NotificationsService } from '../notifications/service.js';
@@ -30,13 +31,15 @@ export function createSocial(deps: {
   notifications: NotificationsService;
   profile: ProfileModule;
   gamification: GamificationModule;
+  /** Suspensions take effect at once on cached credentials. */
+  credentials: CredentialChanges;
 }): SocialModule {
   const { db, markets, notifications } = deps;
   const performance = new PerformanceRepository();
   const people = peopleFrom(deps.profile, deps.gamification);
   return {
     discussion: new DiscussionService(db, new DiscussionRepository(), notifications, people),
-    moderation: new ModerationService(db, new ModerationRepository(), notifications),
+    moderation: new ModerationService(db, new ModerationRepository(), notifications, deps.credentials),
     suggestions: new SuggestionsService(db, new SuggestionsRepository(), markets, notifications),
     profiles: new ProfilesService(db, performance, people),
     performance,

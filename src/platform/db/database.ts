@@ -14,8 +14,14 @@ export interface Database {
   /**
    * Calls `handler` with the payload of every NOTIFY on `channel`, delivered after the notifying transaction
    * commits, from any process on the same database. Returns a function that stops listening.
+   * `onGap` is told when notifications may go missing (`false`: the listening connection was lost) and when
+   * they flow again (`true`: listening anew), so a listener holding state can drop it and resynchronise.
    */
-  listen(channel: string, handler: (payload: string) => void): Promise<() => Promise<void>>;
+  listen(
+    channel: string,
+    handler: (payload: string) => void,
+    onGap?: (listening: boolean) => void,
+  ): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -128,7 +134,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       db,
       kind: 'postgres',
       ping: () => ping(db),
-      listen: (channel, handler) => listenOnPostgres(url, channel, handler),
+      listen: (channel, handler, onGap) => listenOnPostgres(url, channel, handler, onGap),
       close: () => db.destroy(),
     };
   }
@@ -149,17 +155,27 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 /**
- * LISTEN needs a connection of its own, outside the pool. It reconnects after a failure; notifications sent while
- * it was away are lost, which is why every listener can resynchronise from the database.
+ * LISTEN needs a connection of its own, outside the pool. It reconnects after a failure, every second until it is
+ * back; notifications sent while it was away are lost, which is why every listener can resynchronise from the
+ * database (and is told of the gap through `onGap`).
  */
 async function listenOnPostgres(
   url: string,
   channel: string,
   handler: (payload: string) => void,
+  onGap?: (listening: boolean) => void,
 ): Promise<() => Promise<void>> {
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
   let client: pg.Client | null = null;
   let stopped = false;
+  const retry = (): void => {
+    if (stopped) return;
+    setTimeout(() => {
+      connect().then(() => {
+        if (client) onGap?.(true);
+      }, retry);
+    }, 1000).unref();
+  };
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: url });
     next.on('notification', (message) => {
@@ -167,10 +183,23 @@ async function listenOnPostgres(
     });
     next.on('error', () => {
       next.end().catch(() => {});
-      if (!stopped) setTimeout(() => connect().catch(() => {}), 1000).unref();
+      // Only a connection that was listening starts a retry; a failed attempt is retried by `retry` itself.
+      if (client !== next) return;
+      client = null;
+      onGap?.(false);
+      retry();
     });
-    await next.connect();
-    await next.query(`LISTEN ${channel}`);
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${channel}`);
+    } catch (error) {
+      next.end().catch(() => {});
+      throw error;
+    }
+    if (stopped) {
+      await next.end().catch(() => {});
+      return;
+    }
     client = next;
   };
   await connect();
