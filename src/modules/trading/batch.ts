@@ -192,7 +192,7 @@ export class OrderBatches {
       const item = items[index] as BatchItem;
       (item.request.action === 'BUY' ? buyers : sellers).add(item.userId);
     }
-    const cash = await this.trading.lockCashBalances(trx, [...buyers]);
+    const { cash, ids } = await this.trading.lockCashAndTakeOrderIds(trx, [...buyers], todo.length);
     const positions = new Map<string, { userId: number; side: Side; state: PositionState }>();
     for (const userId of sellers) {
       for (const side of ['YES', 'NO'] as const)
@@ -229,7 +229,6 @@ export class OrderBatches {
     const { book, rows } = cached;
     const amm = ammOf(option);
     const ammBefore = amm ? { ...amm } : null;
-    const ids = await this.trading.nextOrderIds(trx, todo.length);
 
     const newOrders = new Map<number, OrderRow>();
     const changedOrders = new Map<number, OrderRow>();

@@ -135,28 +135,30 @@ export class TradingRepository {
     return rows.rows.map(toResting);
   }
 
-  /** Cash balances of these users, locked in account order (so concurrent writers never deadlock). */
-  async lockCashBalances(db: Queryable, userIds: number[]): Promise<Map<number, number>> {
-    if (userIds.length === 0) return new Map();
-    const rows = await db
-      .selectFrom('ledger_accounts')
-      .select(['user_id', 'balance'])
-      .where('kind', '=', 'cash')
-      .where('user_id', 'in', userIds)
-      .orderBy('id')
-      .forUpdate()
-      .execute();
-    return new Map(rows.map((row) => [row.user_id as number, row.balance]));
-  }
-
-  /** Takes `count` order ids from the orders' identity sequence, in order. */
-  async nextOrderIds(db: Queryable, count: number): Promise<number[]> {
-    if (count === 0) return [];
-    const rows = await sql<{ id: number }>`
-      SELECT nextval(pg_get_serial_sequence('orders', 'id')) AS id FROM generate_series(1, ${count})`.execute(
-      db,
-    );
-    return rows.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+  /**
+   * In one round trip: locks the cash balances of these users (in account order, so that concurrent writers never
+   * deadlock on them) and takes `count` order ids from the orders' identity sequence, in order.
+   */
+  async lockCashAndTakeOrderIds(
+    db: Queryable,
+    userIds: number[],
+    count: number,
+  ): Promise<{ cash: Map<number, number>; ids: number[] }> {
+    const users = userIds.length > 0 ? sql.join(userIds.map((id) => sql`${id}::bigint`)) : sql`NULL::bigint`;
+    const { rows } = await sql<{ cash: [number, number][] | null; ids: (number | string)[] | null }>`
+      WITH cash AS (
+        SELECT user_id, balance FROM ledger_accounts
+        WHERE kind = 'cash' AND user_id IN (${users}) ORDER BY id FOR UPDATE
+      )
+      SELECT (SELECT json_agg(json_build_array(user_id, balance)) FROM cash) AS cash,
+        (SELECT array_agg(id ORDER BY id) FROM (
+          SELECT nextval(pg_get_serial_sequence('orders', 'id')) AS id FROM generate_series(1, ${count}::int)
+        ) taken) AS ids`.execute(db);
+    const row = rows[0];
+    return {
+      cash: new Map((row?.cash ?? []).map(([userId, balance]) => [Number(userId), Number(balance)])),
+      ids: (row?.ids ?? []).map(Number),
+    };
   }
 
   /** Inserts orders whose ids and final state were decided in memory (the batched path). */
