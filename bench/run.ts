@@ -1,49 +1,265 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchEngine } from './engine.js';
-import { benchHttp } from './http.js';
+import { benchHttp, type HttpResult } from './http.js';
+import { benchReads, type ReadRun } from './reads.js';
+import { benchStream } from './stream.js';
 
 /**
- * The benchmark suite. Prints a table and writes bench/results/latest.json.
- *   BENCH_DATABASE_URL  PostgreSQL to create throw-away databases on (default the local test server)
- *   BENCH_SECONDS       length of each HTTP run (default 15)
- *   BENCH_USERS         traders (default 1000)
- *   BENCH_CONCURRENCY   requests in flight (default 64)
- *   BENCH_ONLY          comma-separated subset: engine,http
+ * The benchmark suite. Prints one table (figure, target, met or not) and writes bench/results/latest.json.
+ *
+ *   engine  the matching core against nodejs-order-book on the same stream of limit orders
+ *   http    (a) durable limit orders through HTTP on one hot option: 1 server process on PostgreSQL,
+ *           BENCH_USERS users, BENCH_CONCURRENCY requests in flight; orders/s, p50/p99, ledger audit after
+ *   http2   (b) the same with 2 server processes on one database, the load split evenly over both
+ *   reads   (c) GET /api/events and GET /api/orderbook/{optionId} (rotating over every option) on 1 server
+ *           process with 36 open events, ~90 options, a few hundred resting orders and some trades;
+ *           requests/s and p50/p99 measured with autocannon
+ *   stream  (e) BENCH_SUBSCRIBERS WebSocket subscribers on /api/stream, spread over BENCH_STREAM_INSTANCES
+ *           server processes, each on the book and trades channels of four options, while orders that
+ *           fill are placed over HTTP at BENCH_STREAM_RATE; latency from each order's sending (and from its
+ *           response, and from the fill's server timestamp) to every subscriber's receipt of its message
+ * Every server process's resident memory is sampled every 250 ms during each HTTP, read and stream run, and
+ * the highest is reported per run.
+ * The exit code is 1 when a case could not run at all; a target that is not met does not fail the run.
+ *
+ * Environment:
+ *   BENCH_ONLY              comma-separated subset of engine,http,http2,reads,stream (default: all)
+ *   BENCH_DATABASE_URL      PostgreSQL to create throw-away databases on
+ *                           (default postgres://postgres@127.0.0.1:5432/test)
+ *   BENCH_SECONDS           length of each measured run: each HTTP run, each read endpoint, the stream (default 15)
+ *   BENCH_USERS             traders in http and http2 (default 1000)
+ *   BENCH_CONCURRENCY       order requests in flight in http and http2 (default 64)
+ *   BENCH_READ_CONNECTIONS  keep-alive connections of the read load (default 16)
+ *   BENCH_READ_PIPELINING   requests in flight on each of them, HTTP pipelining (default 4)
+ *   BENCH_READ_WORKERS      worker threads of the read load; 0 runs it on the main thread (default 0)
+ *   BENCH_SUBSCRIBERS       WebSocket subscribers in stream (default 1000)
+ *   BENCH_STREAM_RATE       orders per second placed during stream (default 20)
+ *   BENCH_STREAM_INSTANCES  server processes in stream (default 2)
  */
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const seconds = Number(process.env.BENCH_SECONDS ?? 15);
-const users = Number(process.env.BENCH_USERS ?? 1000);
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 64);
-const only = new Set((process.env.BENCH_ONLY ?? 'engine,http').split(','));
+const seconds = env('BENCH_SECONDS', 15);
+const users = env('BENCH_USERS', 1000);
+const concurrency = env('BENCH_CONCURRENCY', 64);
+const CASES = ['engine', 'http', 'http2', 'reads', 'stream'];
+const only = new Set((process.env.BENCH_ONLY ?? CASES.join(',')).split(',').map((s) => s.trim()));
+for (const name of only) if (!CASES.includes(name)) throw new Error(`BENCH_ONLY: unknown case "${name}"`);
 
-const results: Record<string, unknown> = { startedAt: new Date().toISOString(), node: process.version };
-const rows: [string, string, string][] = [];
+const TARGETS = {
+  ordersPerSecond: 5000,
+  orderP99Ms: 50,
+  readsPerSecond: 20_000,
+  streamP99Ms: 100,
+  rssMb: 512,
+};
 
-if (only.has('engine')) {
+interface Row {
+  name: string;
+  figure: string;
+  target: string;
+  /** null: no target for this row. */
+  met: boolean | null;
+}
+
+const results: Record<string, unknown> = {
+  startedAt: new Date().toISOString(),
+  node: process.version,
+  settings: { seconds, users, concurrency },
+  targets: TARGETS,
+};
+const rows: Row[] = [];
+let failed = false;
+const n = (x: number) => x.toLocaleString('en');
+const mb = (list: number[]) => Math.max(0, ...list);
+
+function memoryRow(label: string, maxRssMb: number[]) {
+  rows.push({
+    name: `${label}: max server RSS`,
+    figure: `${n(mb(maxRssMb))} MB${maxRssMb.length > 1 ? ` (${maxRssMb.join(' / ')})` : ''}`,
+    target: `< ${TARGETS.rssMb} MB`,
+    met: mb(maxRssMb) < TARGETS.rssMb,
+  });
+}
+
+async function runCase(name: string, body: () => Promise<void>) {
+  if (!only.has(name)) return;
+  process.stdout.write(`running ${name}…\n`);
+  try {
+    await body();
+  } catch (error) {
+    failed = true;
+    const message = error instanceof Error ? error.message : String(error);
+    results[name] = { error: message };
+    rows.push({ name: `${name}: did not complete`, figure: message.slice(0, 60), target: '', met: false });
+  }
+}
+
+function httpRows(label: string, http: HttpResult, ordersTarget: number, ordersTargetText: string) {
+  rows.push({
+    name: `${label}: durable orders/s (${http.instances} instance${http.instances > 1 ? 's' : ''}, ${n(http.users)} users)`,
+    figure: n(http.ordersPerSecond),
+    target: ordersTargetText,
+    met: http.ordersPerSecond >= ordersTarget,
+  });
+  rows.push({
+    name: `${label}: order latency p50 / p99`,
+    figure: `${http.p50Ms} / ${http.p99Ms} ms`,
+    target: `p99 < ${TARGETS.orderP99Ms} ms`,
+    met: http.p99Ms < TARGETS.orderP99Ms,
+  });
+  rows.push({
+    name: `${label}: errors, audit after the run`,
+    figure: `${n(http.errors)}, ${http.auditClean ? 'clean' : 'FAILED'}`,
+    target: '0, clean',
+    met: http.errors === 0 && http.auditClean,
+  });
+  memoryRow(label, http.maxRssMb);
+}
+
+await runCase('engine', async () => {
   const engine = benchEngine();
   results.engine = engine;
-  rows.push(['engine core, limit orders/s', engine.oursOrdersPerSecond.toLocaleString('en'), '']);
-  rows.push([
-    'nodejs-order-book, same stream, orders/s',
-    engine.peerOrdersPerSecond.toLocaleString('en'),
-    `ours ÷ peer = ${engine.ratio}×`,
-  ]);
-}
+  rows.push({
+    name: 'engine core: limit orders/s',
+    figure: n(engine.oursOrdersPerSecond),
+    target: '',
+    met: null,
+  });
+  rows.push({
+    name: 'nodejs-order-book, same stream: orders/s',
+    figure: `${n(engine.peerOrdersPerSecond)} (ours ÷ peer ${engine.ratio}×)`,
+    target: '',
+    met: null,
+  });
+});
 
-if (only.has('http')) {
-  const http = await benchHttp({ databaseUrl, users, concurrency, seconds, instances: 1 });
-  results.http = http;
-  rows.push([
-    `HTTP durable orders/s, 1 instance, ${http.users} users`,
-    http.ordersPerSecond.toLocaleString('en'),
-    `p50 ${http.p50Ms} ms, p99 ${http.p99Ms} ms, ${http.errors} errors, audit ${http.auditClean ? 'clean' : 'FAILED'}`,
-  ]);
-}
+let single: HttpResult | null = null;
+await runCase('http', async () => {
+  single = await benchHttp({ databaseUrl, users, concurrency, seconds, instances: 1 });
+  results.http = single;
+  httpRows('a. HTTP', single, TARGETS.ordersPerSecond, `≥ ${n(TARGETS.ordersPerSecond)}`);
+});
 
-const width = Math.max(...rows.map((r) => r[0].length));
+await runCase('http2', async () => {
+  const http2 = await benchHttp({ databaseUrl, users, concurrency, seconds, instances: 2 });
+  results.http2 = http2;
+  const base = single as HttpResult | null;
+  httpRows(
+    'b. HTTP',
+    http2,
+    base ? base.ordersPerSecond : TARGETS.ordersPerSecond,
+    base ? `≥ a (${n(base.ordersPerSecond)})` : `≥ ${n(TARGETS.ordersPerSecond)} (a not run)`,
+  );
+});
+
+await runCase('reads', async () => {
+  const reads = await benchReads({
+    databaseUrl,
+    seconds,
+    connections: env('BENCH_READ_CONNECTIONS', 16),
+    pipelining: env('BENCH_READ_PIPELINING', 4),
+    workers: env('BENCH_READ_WORKERS', 0),
+  });
+  results.reads = reads;
+  const readRows = (label: string, run: ReadRun) => {
+    rows.push({
+      name: `c. ${label}: requests/s`,
+      figure: n(run.requestsPerSecond),
+      target: `≥ ${n(TARGETS.readsPerSecond)}`,
+      met: run.requestsPerSecond >= TARGETS.readsPerSecond,
+    });
+    rows.push({
+      name: `c. ${label}: p50 / p99, errors`,
+      figure: `${run.p50Ms} / ${run.p99Ms} ms, ${n(run.errors)}`,
+      target: '0 errors',
+      met: run.errors === 0,
+    });
+    rows.push({
+      name: `c. ${label}: CPU server / load generator`,
+      figure: `${run.serverCpuPercent}% / ${run.generatorCpuPercent}%`,
+      target: '',
+      met: null,
+    });
+  };
+  readRows('GET /api/events', reads.list);
+  readRows('GET /api/orderbook/{id}', reads.orderbook);
+  memoryRow('c. reads', [Math.max(mb(reads.list.maxRssMb), mb(reads.orderbook.maxRssMb))]);
+});
+
+await runCase('stream', async () => {
+  const stream = await benchStream({
+    databaseUrl,
+    seconds,
+    instances: env('BENCH_STREAM_INSTANCES', 2),
+    subscribers: env('BENCH_SUBSCRIBERS', 1000),
+    ordersPerSecond: env('BENCH_STREAM_RATE', 20),
+  });
+  results.stream = stream;
+  const { trades, book } = stream;
+  rows.push({
+    name: `e. stream: trade message from order sent, p50 / p99`,
+    figure: `${trades.fromSend.p50Ms} / ${trades.fromSend.p99Ms} ms`,
+    target: `p99 < ${TARGETS.streamP99Ms} ms`,
+    met: trades.fromSend.p99Ms < TARGETS.streamP99Ms,
+  });
+  rows.push({
+    name: `e. stream: trade message from response, p50 / p99`,
+    figure: `${trades.fromResponse.p50Ms} / ${trades.fromResponse.p99Ms} ms`,
+    target: '',
+    met: null,
+  });
+  rows.push({
+    name: `e. stream: trade message from fill timestamp, p50 / p99`,
+    figure: `${trades.fromFillTimestamp.p50Ms} / ${trades.fromFillTimestamp.p99Ms} ms`,
+    target: '',
+    met: null,
+  });
+  rows.push({
+    name: `e. stream: book delta from order sent, p50 / p99`,
+    figure: `${book.fromSend.p50Ms} / ${book.fromSend.p99Ms} ms`,
+    target: '',
+    met: null,
+  });
+  rows.push({
+    name: `e. stream: messages received / expected (${n(stream.connected)} subscribers)`,
+    figure: `${n(trades.received + book.received)} / ${n(trades.expected + book.expected)}`,
+    target: 'all',
+    met:
+      trades.received === trades.expected &&
+      book.received === book.expected &&
+      stream.connected === stream.subscribers,
+  });
+  rows.push({
+    name: `e. stream: orders placed (${stream.instances} instance${stream.instances > 1 ? 's' : ''})`,
+    figure: `${stream.ordersPerSecond}/s, p99 ${stream.orderP99Ms} ms`,
+    target: `${stream.targetOrdersPerSecond}/s`,
+    met: null,
+  });
+  rows.push({
+    name: "e. stream: CPU of the subscribers' process",
+    figure: `${stream.clientCpuPercent}%`,
+    target: '',
+    met: null,
+  });
+  memoryRow('e. stream', stream.maxRssMb);
+});
+
+results.table = rows;
+const header: Row = { name: 'case', figure: 'figure', target: 'target', met: null };
+const metText = (row: Row) => (row === header ? 'met' : row.met === null ? '' : row.met ? 'met' : 'NOT MET');
+const all = [header, ...rows];
+const widths = [
+  Math.max(...all.map((r) => r.name.length)),
+  Math.max(...all.map((r) => r.figure.length)),
+  Math.max(...all.map((r) => r.target.length)),
+];
 process.stdout.write('\n');
-for (const [name, value, note] of rows)
-  process.stdout.write(`${name.padEnd(width)}  ${value.padStart(12)}  ${note}\n`);
+for (const row of all) {
+  const line = `${row.name.padEnd(widths[0] as number)}  ${row.figure.padStart(widths[1] as number)}  ${row.target.padEnd(widths[2] as number)}  ${metText(row)}`;
+  process.stdout.write(`${line.trimEnd()}\n`);
+  if (row === header) process.stdout.write(`${'-'.repeat(line.trimEnd().length)}\n`);
+}
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write('\nwritten to bench/results/latest.json\n');
+if (failed) process.exitCode = 1;

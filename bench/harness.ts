@@ -1,0 +1,258 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import type { Pool } from 'undici';
+
+/**
+ * What the HTTP, read and stream benchmarks share: a throw-away PostgreSQL database, real server processes on
+ * it, JSON requests, user registration, the ledger audit, and samples of the servers' memory and CPU.
+ */
+
+export const ADMIN_EMAIL = 'bench-admin@example.com';
+const PASSWORD = 'bench password';
+
+export interface Cluster {
+  databaseUrl: string;
+  ports: number[];
+  /** Base URLs, one per instance. */
+  urls: string[];
+  pids: number[];
+  stop(): Promise<void>;
+}
+
+async function createDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+function startServer(port: number, databaseUrl: string): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '10000000',
+      LOGIN_MAX_FAILURES: '1000',
+      JOBS_ENABLED: 'false',
+      SEED_DEMO: 'false',
+      ADMIN_EMAIL,
+      NODE_ENV: 'production',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+async function waitReady(port: number, server: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (server.exitCode !== null) throw new Error(`server on ${port} exited with code ${server.exitCode}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server on ${port} did not become ready`);
+}
+
+/**
+ * Creates a database and starts `instances` server processes on it. The first starts alone, so that it runs
+ * the migrations. `stop` ends the servers and drops the database.
+ */
+export async function startCluster(adminUrl: string, instances: number): Promise<Cluster> {
+  const database = await createDatabase(adminUrl);
+  const base = 41000 + Math.floor(Math.random() * 1000) * 10;
+  const ports = Array.from({ length: instances }, (_, i) => base + i);
+  const servers: ChildProcess[] = [];
+  const stop = async () => {
+    for (const server of servers) if (server.exitCode === null) server.kill('SIGTERM');
+    await Promise.all(
+      servers.map((s) => new Promise((r) => (s.exitCode !== null ? r(null) : s.on('exit', r)))),
+    );
+    await database.drop();
+  };
+  try {
+    const first = startServer(ports[0] as number, database.url);
+    servers.push(first);
+    await waitReady(ports[0] as number, first);
+    for (const port of ports.slice(1)) servers.push(startServer(port, database.url));
+    for (const [i, port] of ports.entries()) if (i > 0) await waitReady(port, servers[i] as ChildProcess);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    databaseUrl: database.url,
+    ports,
+    urls: ports.map((port) => `http://127.0.0.1:${port}`),
+    pids: servers.map((s) => s.pid as number),
+    stop,
+  };
+}
+
+export async function json(
+  pool: Pool,
+  method: 'GET' | 'POST',
+  path: string,
+  token: string | null,
+  body?: unknown,
+) {
+  const res = await pool.request({
+    method,
+    path,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, body: text ? JSON.parse(text) : null };
+}
+
+/** Runs `run` on each item with at most `limit` at once. */
+export async function inBatches<T>(
+  items: T[],
+  limit: number,
+  run: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        await run(items[index] as T, index);
+      }
+    }),
+  );
+}
+
+/** Registers the admin (ADMIN_EMAIL is promoted at registration) and returns its session token. */
+export async function registerAdmin(pool: Pool): Promise<string> {
+  const res = await json(pool, 'POST', '/api/auth/register', null, {
+    email: ADMIN_EMAIL,
+    password: PASSWORD,
+  });
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`admin registration: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.token;
+}
+
+/** Registers `count` users, 16 at a time spread over the pools, and returns their session tokens. */
+export async function registerUsers(pools: Pool[], count: number, prefix = 'bench'): Promise<string[]> {
+  const tokens: string[] = new Array(count);
+  await inBatches(
+    Array.from({ length: count }, (_, i) => i),
+    16,
+    async (i) => {
+      const res = await json(pools[i % pools.length] as Pool, 'POST', '/api/auth/register', null, {
+        email: `${prefix}-${i}@example.com`,
+        password: PASSWORD,
+      });
+      if (!res.body?.token) throw new Error(`registration: ${res.status} ${JSON.stringify(res.body)}`);
+      tokens[i] = res.body.token;
+    },
+  );
+  return tokens;
+}
+
+export interface NewEvent {
+  title: string;
+  category: string;
+  description?: string;
+  featured?: boolean;
+  options: { label: string; liquidityCents: number }[];
+}
+
+/** Creates an open event; returns its option ids. */
+export async function createEvent(pool: Pool, adminToken: string, event: NewEvent): Promise<string[]> {
+  const res = await json(pool, 'POST', '/api/admin/events', adminToken, {
+    ...event,
+    closesAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+    open: true,
+  });
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`event creation: ${res.status} ${JSON.stringify(res.body)}`);
+  return (res.body.options as { id: string }[]).map((option) => option.id);
+}
+
+/** Runs the ledger audit (src/cli/audit.ts) on the database; true when every invariant holds. */
+export async function runAudit(databaseUrl: string): Promise<boolean> {
+  const audit = spawn(process.execPath, ['--import', 'tsx', 'src/cli/audit.ts'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return new Promise<boolean>((resolve) => audit.on('exit', (code) => resolve(code === 0)));
+}
+
+/** A deterministic pseudo-random sequence in [0, 1). */
+export function lcg(seed = 1): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/** The value at percentile `p` of an ascending array (0 when empty). */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+export const round1 = (x: number) => Math.round(x * 10) / 10;
+
+function rssKb(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+)\s*kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Seconds of CPU (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces), counted from field 3: utime is 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Samples every process's resident memory (VmRSS in /proc/<pid>/status) every `everyMs`; `stop` returns the
+ * maximum seen for each process, in MB.
+ */
+export function sampleRss(pids: number[], everyMs = 250): { stop(): number[] } {
+  const max = pids.map(() => 0);
+  const sample = () => {
+    for (const [i, pid] of pids.entries()) max[i] = Math.max(max[i] as number, rssKb(pid));
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return max.map((kb) => round1(kb / 1024));
+    },
+  };
+}
