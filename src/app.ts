@@ -20,6 +20,7 @@ import { createIntegrations, integrationsRoutes } from './modules/integrations/m
 import { LedgerRepository } from './modules/ledger/repository.js';
 import { seedDemoCatalogue } from './modules/markets/demo.js';
 import { DisputesRepository } from './modules/markets/disputes-repository.js';
+import { MarketReadCache } from './modules/markets/read-cache.js';
 import { MarketsRepository } from './modules/markets/repository.js';
 import { marketsRoutes } from './modules/markets/routes.js';
 import { MarketsService } from './modules/markets/service.js';
@@ -175,6 +176,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   stream.attach(trading);
   app.addHook('onReady', () => stream.start());
   app.addHook('onClose', () => stream.stop());
+  const marketReads = new MarketReadCache(markets, database, app.log);
+  marketReads.attach(trading);
+  app.addHook('onReady', () => marketReads.start());
+  app.addHook('onClose', () => marketReads.stop());
+  app.addHook('onSend', async (request) => marketReads.afterResponse(request.method));
   if (config.seedDemo && database.kind === 'pglite' && (await markets.isEmpty())) {
     const loaded = await seedDemoCatalogue(markets);
     app.log.info({ events: loaded }, 'loaded the demo catalogue');
@@ -230,7 +236,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(healthRoutes, { database });
   await app.register(accountsRoutes, { accounts });
   await app.register(notificationsRoutes, { notifications });
-  await app.register(marketsRoutes, { markets });
+  await app.register(marketsRoutes, { markets, reads: marketReads });
   await app.register(tradingRoutes, { trading, markets });
   await app.register(adminRoutes, { markets });
   await app.register(streamRoutes, { stream, resolve: (token) => accounts.resolveCredential(token) });

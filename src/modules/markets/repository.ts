@@ -5,6 +5,9 @@ import type { Queryable } from '../../platform/db/types.js';
 export type EventRow = Omit<Selectable<EventsTable>, 'search'>;
 export type OptionRow = Selectable<OptionsTable>;
 
+/** NOTIFY channel of changes to the catalogue (events, options, lifecycle); the payload is `{"eventIds": [...]}`. */
+export const CATALOGUE_CHANNEL = 'pmx_markets';
+
 const EVENT_COLUMNS = [
   'id',
   'slug',
@@ -257,6 +260,11 @@ export class MarketsRepository {
       .where('status', 'in', ['open', 'partially_filled'])
       .groupBy(['book_side', 'book_price'])
       .execute();
+  }
+
+  /** Announces a change to these events; PostgreSQL delivers it to every listener when the transaction commits. */
+  async notifyCatalogueChanged(db: Queryable, eventIds: number[]): Promise<void> {
+    await sql`SELECT pg_notify(${CATALOGUE_CHANNEL}, ${JSON.stringify({ eventIds })})`.execute(db);
   }
 
   /** Traders ranked by one measure; each measure is defined in the API docs. */

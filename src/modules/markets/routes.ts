@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { currentUser } from '../../platform/auth.js';
 import { errors, IdParams, IdString, Page, PageQuery } from '../../platform/http.js';
+import type { MarketReadCache } from './read-cache.js';
 import {
   DisputeBody,
   DisputeView,
@@ -14,10 +16,23 @@ import type { MarketsService } from './service.js';
 
 const tags = ['Markets'];
 
-export const marketsRoutes: FastifyPluginAsyncTypebox<{ markets: MarketsService }> = async (
-  app,
-  { markets },
-) => {
+/** The route's own response serializer, as text to cache (see MarketReadCache). */
+function serializer(reply: FastifyReply) {
+  return (value: unknown): string => {
+    const json = reply.serialize(value);
+    return typeof json === 'string' ? json : Buffer.from(json as ArrayBuffer).toString('utf8');
+  };
+}
+
+/** Sends JSON text made by `serializer`: the same bytes and headers as a serialized object. */
+function sendJson(reply: FastifyReply, json: string) {
+  return reply.type('application/json; charset=utf-8').send(json);
+}
+
+export const marketsRoutes: FastifyPluginAsyncTypebox<{
+  markets: MarketsService;
+  reads: MarketReadCache;
+}> = async (app, { markets, reads }) => {
   app.get(
     '/api/events',
     {
@@ -42,13 +57,14 @@ export const marketsRoutes: FastifyPluginAsyncTypebox<{ markets: MarketsService 
         response: { 200: Page(EventListItem), ...errors(400) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { featured, limit, ...rest } = request.query;
-      return markets.listEvents({
+      const query = {
         ...rest,
         featured: featured === undefined ? undefined : featured === '1' || featured === 'true',
         limit: limit ?? 50,
-      });
+      };
+      return sendJson(reply, await reads.listEvents(query, serializer(reply)));
     },
   );
 
@@ -70,8 +86,10 @@ export const marketsRoutes: FastifyPluginAsyncTypebox<{ markets: MarketsService 
         response: { 200: EventDetail, ...errors(400, 404) },
       },
     },
-    async (request) =>
-      markets.getEvent(request.params.slug, (request.query.range ?? 'all') as '1d' | '1w' | '1m' | 'all'),
+    async (request, reply) => {
+      const range = (request.query.range ?? 'all') as '1d' | '1w' | '1m' | 'all';
+      return sendJson(reply, await reads.event(request.params.slug, range, serializer(reply)));
+    },
   );
 
   app.get(
@@ -92,7 +110,7 @@ export const marketsRoutes: FastifyPluginAsyncTypebox<{ markets: MarketsService 
         },
       },
     },
-    async (request) => markets.lookup(request.params.slug),
+    async (request, reply) => sendJson(reply, await reads.lookup(request.params.slug, serializer(reply))),
   );
 
   app.get(
@@ -109,7 +127,10 @@ export const marketsRoutes: FastifyPluginAsyncTypebox<{ markets: MarketsService 
         response: { 200: OrderBookView, ...errors(400, 404) },
       },
     },
-    async (request) => markets.orderBook(Number(request.params.optionId)),
+    async (request, reply) => {
+      const optionId = Number(request.params.optionId);
+      return sendJson(reply, await reads.orderBook(optionId, serializer(reply)));
+    },
   );
 
   app.get(

@@ -53,6 +53,9 @@ const RANGE_MS: Record<PriceRange, number | null> = {
 };
 const HISTORY_POINTS = 200;
 
+/** Told in this process, after commit, of every change to the public catalogue, with the events it changed. */
+export type CatalogueListener = (eventIds: number[]) => void;
+
 /** Which events each listing shows by default: everything but drafts. */
 const PUBLIC_STATUSES = ['open', 'closed', 'resolved', 'settled'];
 
@@ -61,6 +64,8 @@ const PUBLIC_STATUSES = ['open', 'closed', 'resolved', 'settled'];
  * and their lifecycle draft → open → closed → resolved → settled, with disputes before settlement.
  */
 export class MarketsService {
+  private readonly catalogueListeners: CatalogueListener[] = [];
+
   constructor(
     private readonly db: Kysely<DB>,
     private readonly markets: MarketsRepository,
@@ -70,6 +75,29 @@ export class MarketsService {
     private readonly notifications: NotificationsService,
     private readonly settings: MarketsSettings,
   ) {}
+
+  /** Listens to committed changes of events and options made here (creation, edits, lifecycle, outcomes). */
+  onCatalogueChanged(listener: CatalogueListener): void {
+    this.catalogueListeners.push(listener);
+  }
+
+  /**
+   * Runs a change to the catalogue in one transaction. The events `work` marks as changed are announced with
+   * NOTIFY inside it, so every instance hears of it exactly when it commits, and to this process's listeners once
+   * it has committed, before the caller gets its answer.
+   */
+  private async changeCatalogue<T>(
+    work: (trx: Tx, changed: (eventId: number) => void) => Promise<T>,
+  ): Promise<T> {
+    const eventIds = new Set<number>();
+    const result = await this.db.transaction().execute(async (trx) => {
+      const value = await work(trx, (eventId) => eventIds.add(eventId));
+      if (eventIds.size > 0) await this.markets.notifyCatalogueChanged(trx, [...eventIds]);
+      return value;
+    });
+    if (eventIds.size > 0) for (const listener of this.catalogueListeners) listener([...eventIds]);
+    return result;
+  }
 
   // Public reads.
 
@@ -247,7 +275,7 @@ export class MarketsService {
       ]);
     }
     const slug = input.slug ?? slugify(input.title);
-    const event = await this.db.transaction().execute(async (trx) => {
+    const event = await this.changeCatalogue(async (trx, changed) => {
       if (await this.markets.slugTaken(trx, slug)) throw new SlugTakenError(slug);
       const event = await this.insertEventWithOptions(trx, {
         slug,
@@ -260,6 +288,7 @@ export class MarketsService {
         options: input.options,
       });
       if (input.open) await this.markets.setEventStatus(trx, event.id, 'open', 'opened_at');
+      changed(event.id);
       return event;
     });
     return this.adminView(event.id);
@@ -326,7 +355,7 @@ export class MarketsService {
   }
 
   async updateEvent(id: number, patch: EventPatch) {
-    await this.db.transaction().execute(async (trx) => {
+    await this.changeCatalogue(async (trx, changed) => {
       const event = await this.lockEvent(trx, id);
       if (event.status !== 'draft' && event.status !== 'open')
         throw new InvalidTransitionError('edit', event.status);
@@ -336,12 +365,13 @@ export class MarketsService {
         ]);
       }
       await this.markets.updateEvent(trx, id, patch);
+      changed(id);
     });
     return this.adminView(id);
   }
 
   async openEvent(id: number) {
-    await this.db.transaction().execute(async (trx) => {
+    await this.changeCatalogue(async (trx, changed) => {
       const event = await this.lockEvent(trx, id);
       if (event.status !== 'draft') throw new InvalidTransitionError('open', event.status);
       if (event.closes_at.getTime() <= Date.now()) {
@@ -350,15 +380,17 @@ export class MarketsService {
         ]);
       }
       await this.markets.setEventStatus(trx, id, 'open', 'opened_at');
+      changed(id);
     });
     return this.adminView(id);
   }
 
   async closeEvent(id: number) {
-    await this.db.transaction().execute(async (trx) => {
+    await this.changeCatalogue(async (trx, changed) => {
       const event = await this.lockEvent(trx, id);
       if (event.status !== 'open') throw new InvalidTransitionError('close', event.status);
       await this.closeInTransaction(trx, event);
+      changed(id);
     });
     return this.adminView(id);
   }
@@ -373,7 +405,7 @@ export class MarketsService {
 
   /** Sets the outcome of every option (closing the event first if it is still open). */
   async resolveEvent(id: number, outcomes: { optionId: string; outcome: Outcome }[]) {
-    await this.db.transaction().execute(async (trx) => {
+    await this.changeCatalogue(async (trx, changed) => {
       const event = await this.lockEvent(trx, id);
       if (event.status === 'open') await this.closeInTransaction(trx, event);
       else if (event.status !== 'closed') throw new InvalidTransitionError('resolve', event.status);
@@ -383,6 +415,7 @@ export class MarketsService {
         title: `${event.title}: resolved`,
         body: `"${label}" resolved ${outcome}. Payouts follow after the ${this.settings.disputeWindowHours}-hour dispute window.`,
       }));
+      changed(event.id);
     });
     return this.adminView(id);
   }
@@ -409,11 +442,12 @@ export class MarketsService {
 
   /** Settles now (an operator's decision to skip the rest of the window); never with a dispute pending. */
   async settleEvent(id: number) {
-    await this.db.transaction().execute(async (trx) => {
+    await this.changeCatalogue(async (trx, changed) => {
       const event = await this.lockEvent(trx, id);
       if (event.status !== 'resolved') throw new InvalidTransitionError('settle', event.status);
       if (await this.disputes.hasPending(trx, id)) throw new DisputePendingError();
       await this.settleInTransaction(trx, event);
+      changed(id);
     });
     return this.adminView(id);
   }
@@ -450,11 +484,12 @@ export class MarketsService {
 
   /** Job: settles resolved events whose dispute window has passed; safe on any number of instances. */
   async settleDueEvents(): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.changeCatalogue(async (trx, changed) => {
       const due = await this.markets.claimSettleable(trx, this.settings.disputeWindowHours, 5);
       for (const { id } of due) {
         const event = await this.markets.findEventById(trx, id);
         if (event) await this.settleInTransaction(trx, event);
+        changed(id);
       }
       return due.length;
     });
@@ -462,11 +497,12 @@ export class MarketsService {
 
   /** Job: closes open events whose closing time has come. */
   async closeDueEvents(): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.changeCatalogue(async (trx, changed) => {
       const due = await this.markets.claimDueClosures(trx, 10);
       for (const { id } of due) {
         const event = await this.markets.findEventById(trx, id);
         if (event) await this.closeInTransaction(trx, event);
+        changed(id);
       }
       return due.length;
     });
@@ -528,7 +564,7 @@ export class MarketsService {
       outcomes?: { optionId: string; outcome: Outcome }[] | undefined;
     },
   ) {
-    return this.db.transaction().execute(async (trx) => {
+    return this.changeCatalogue(async (trx, changed) => {
       const dispute = await this.disputes.lock(trx, disputeId);
       if (!dispute) throw new NotFoundError('Dispute');
       const event = await this.lockEvent(trx, dispute.event_id);
@@ -541,6 +577,7 @@ export class MarketsService {
         }
         await this.applyOutcomes(trx, event.id, decision.outcomes);
         await this.markets.setEventStatus(trx, event.id, 'resolved', 'resolved_at');
+        changed(event.id);
       }
       const decided = await this.disputes.decide(trx, disputeId, {
         status: decision.decision,
