@@ -80,34 +80,28 @@ export class LedgerRepository {
     if (changed.length > 0) {
       await sql`
         UPDATE ledger_accounts SET balance = balance + v.delta
-        FROM (VALUES ${sql.join(changed.map(([id, delta]) => sql`(${id}::bigint, ${delta}::bigint)`))}) AS v(id, delta)
+        FROM unnest(${changed.map(([id]) => id)}::bigint[], ${changed.map(([, delta]) => delta)}::bigint[])
+          AS v(id, delta)
         WHERE ledger_accounts.id = v.id`.execute(trx);
     }
-    const inserted = await trx
-      .insertInto('journal_entries')
-      .values(
-        normalised.map((entry) => ({
-          kind: entry.kind,
-          memo: entry.memo,
-          user_id: entry.userId ?? null,
-          ref_type: entry.ref?.type ?? null,
-          ref_id: entry.ref?.id ?? null,
-        })),
-      )
-      .returning('id')
-      .execute();
-    await trx
-      .insertInto('postings')
-      .values(
-        normalised.flatMap((entry, index) =>
-          entry.postings.map((posting) => ({
-            entry_id: inserted[index]?.id as number,
-            account_id: ids.get(accountKey(posting.account)) as number,
-            amount: posting.amount,
-          })),
-        ),
-      )
-      .execute();
+    const { rows } = await sql<{ id: number }>`
+      INSERT INTO journal_entries (kind, memo, user_id, ref_type, ref_id)
+      SELECT * FROM unnest(${normalised.map((e) => e.kind)}::text[], ${normalised.map((e) => e.memo)}::text[],
+        ${normalised.map((e) => e.userId ?? null)}::bigint[], ${normalised.map((e) => e.ref?.type ?? null)}::text[],
+        ${normalised.map((e) => e.ref?.id ?? null)}::bigint[])
+      RETURNING id`.execute(trx);
+    const entryIds = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+    const lines = normalised.flatMap((entry, index) =>
+      entry.postings.map((posting) => [
+        entryIds[index] as number,
+        ids.get(accountKey(posting.account)) as number,
+        posting.amount,
+      ]),
+    );
+    await sql`
+      INSERT INTO postings (entry_id, account_id, amount)
+      SELECT * FROM unnest(${lines.map((l) => l[0])}::bigint[], ${lines.map((l) => l[1])}::bigint[],
+        ${lines.map((l) => l[2])}::bigint[])`.execute(trx);
   }
 
   /** Row ids of ledger accounts (they never change once an account exists, so they are remembered). */

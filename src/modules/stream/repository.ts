@@ -8,6 +8,16 @@ export class StreamRepository {
     await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db);
   }
 
+  /** Queues several notifications on one channel in one statement. */
+  async notifyMany(db: Queryable, channel: string, payloads: string[]): Promise<void> {
+    if (payloads.length === 0) return;
+    if (payloads.length === 1) return this.notify(db, channel, payloads[0] as string);
+    await sql`SELECT pg_notify(${channel}, v.payload)
+      FROM (VALUES ${sql.join(payloads.map((payload) => sql`(${payload}::text)`))}) AS v(payload)`.execute(
+      db,
+    );
+  }
+
   /** The option's book version, house state and resting levels, read in one consistent snapshot. */
   bookSnapshot(db: Kysely<DB>, optionId: number) {
     return db

@@ -98,12 +98,22 @@ export class StreamService {
         ? { userId: notice.userId, orders: [], fills: [], resync: true as const }
         : notice,
     );
-    const payload = JSON.stringify(fitted);
-    if (payload.length > MAX_PAYLOAD) {
-      for (const notice of fitted) await this.stream.notify(trx, USER_CHANNEL, JSON.stringify([notice]));
-      return;
+    // As few notifications as fit, all sent in one statement.
+    const payloads: string[] = [];
+    let part: string[] = [];
+    let size = 2;
+    for (const notice of fitted) {
+      const text = JSON.stringify(notice);
+      if (part.length > 0 && size + text.length + 1 > MAX_PAYLOAD) {
+        payloads.push(`[${part.join(',')}]`);
+        part = [];
+        size = 2;
+      }
+      part.push(text);
+      size += text.length + 1;
     }
-    await this.stream.notify(trx, USER_CHANNEL, payload);
+    if (part.length > 0) payloads.push(`[${part.join(',')}]`);
+    await this.stream.notifyMany(trx, USER_CHANNEL, payloads);
   }
 
   async start(): Promise<void> {

@@ -21,6 +21,7 @@ import {
   type NewTrade,
   type OrderOutcome,
   type OrderRow,
+  type TradeRow,
   type TradingRepository,
   toResting,
 } from './repository.js';
@@ -428,16 +429,23 @@ export class OrderBatches {
 
     // Write it all: a constant number of statements for the whole batch.
     await this.trading.insertOrderRows(trx, [...newOrders.values()]);
-    const fillRows = await this.trading.insertFillRows(trx, optionId, fills);
-    const tradeRows = (
-      await this.trading.insertTrades(
-        trx,
-        optionId,
-        option.event_id,
-        fillRows.map((row) => row.id),
-        trades,
-      )
-    ).sort((a, b) => a.id - b.id);
+    const fillIds = await this.trading.insertFillRows(trx, optionId, fills);
+    const tradeIds = await this.trading.insertTradeRows(trx, optionId, option.event_id, fillIds, trades);
+    const tradeRows: TradeRow[] = trades.map((trade, index) => ({
+      id: tradeIds[index] as number,
+      fill_id: fillIds[trade.fillIndex] as number,
+      order_id: trade.orderId,
+      user_id: trade.userId,
+      option_id: optionId,
+      event_id: option.event_id,
+      side: trade.side,
+      action: trade.action,
+      quantity: trade.quantity,
+      price_cents: trade.priceCents,
+      fee_cents: trade.feeCents,
+      liquidity: trade.liquidity,
+      created_at: now,
+    }));
     await this.trading.updateOrders(
       trx,
       [...changedOrders.values()].map(
@@ -531,12 +539,12 @@ export class OrderBatches {
         fills: fills.map((fill, index) => {
           const taker = newOrders.get(fill.takerOrderId) as OrderRow;
           return {
-            id: fillRows[index]?.id as number,
+            id: fillIds[index] as number,
             yesPriceCents: fill.yesPrice,
             quantity: fill.quantity,
             takerSide: taker.side,
             takerAction: taker.action,
-            at: (fillRows[index]?.created_at ?? now).toISOString(),
+            at: now.toISOString(),
           };
         }),
       });

@@ -164,23 +164,20 @@ export class TradingRepository {
   /** Inserts orders whose ids and final state were decided in memory (the batched path). */
   async insertOrderRows(db: Queryable, rows: OrderRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const values = sql.join(
-      rows.map(
-        (
-          o,
-        ) => sql`(${o.id}::bigint, ${o.user_id}::bigint, ${o.option_id}::bigint, ${o.kind}, ${o.side}, ${o.action},
-          ${o.price_cents}::int, ${o.book_side}, ${o.book_price}::int, ${o.quantity}::bigint, ${o.filled_quantity}::bigint,
-          ${o.reserved_cents}::bigint, ${o.status}, ${o.cancel_reason}::text, ${o.client_order_id}::text,
-          ${o.expires_at}::timestamptz, ${o.created_at}::timestamptz, ${o.updated_at}::timestamptz)`,
-      ),
-    );
+    const col = <K extends keyof OrderRow>(key: K) => rows.map((row) => row[key]);
     await sql`
       INSERT INTO orders (id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
         filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, created_at, updated_at)
-      OVERRIDING SYSTEM VALUE VALUES ${values}`.execute(db);
+      OVERRIDING SYSTEM VALUE
+      SELECT * FROM unnest(${col('id')}::bigint[], ${col('user_id')}::bigint[], ${col('option_id')}::bigint[],
+        ${col('kind')}::text[], ${col('side')}::text[], ${col('action')}::text[], ${col('price_cents')}::int[],
+        ${col('book_side')}::text[], ${col('book_price')}::int[], ${col('quantity')}::bigint[],
+        ${col('filled_quantity')}::bigint[], ${col('reserved_cents')}::bigint[], ${col('status')}::text[],
+        ${col('cancel_reason')}::text[], ${col('client_order_id')}::text[], ${col('expires_at')}::timestamptz[],
+        ${col('created_at')}::timestamptz[], ${col('updated_at')}::timestamptz[])`.execute(db);
   }
 
-  /** Fills of several taker orders, in order; returns their ids and times in the same order. */
+  /** Fills of several taker orders, in order; returns their ids in the same order. */
   async insertFillRows(
     db: Queryable,
     optionId: number,
@@ -191,23 +188,36 @@ export class TradingRepository {
       kind: 'mint' | 'transfer' | 'merge';
       makerOrderId: number | null;
     }[],
-  ): Promise<{ id: number; created_at: Date }[]> {
+  ): Promise<number[]> {
     if (fills.length === 0) return [];
-    const rows = await db
-      .insertInto('fills')
-      .values(
-        fills.map((fill) => ({
-          option_id: optionId,
-          yes_price: fill.yesPrice,
-          quantity: fill.quantity,
-          kind: fill.kind,
-          taker_order_id: fill.takerOrderId,
-          maker_order_id: fill.makerOrderId,
-        })),
-      )
-      .returning(['id', 'created_at'])
-      .execute();
-    return rows.sort((a, b) => a.id - b.id);
+    const { rows } = await sql<{ id: number }>`
+      INSERT INTO fills (option_id, yes_price, quantity, kind, taker_order_id, maker_order_id)
+      SELECT ${optionId}::bigint, * FROM unnest(${fills.map((f) => f.yesPrice)}::int[],
+        ${fills.map((f) => f.quantity)}::bigint[], ${fills.map((f) => f.kind)}::text[],
+        ${fills.map((f) => f.takerOrderId)}::bigint[], ${fills.map((f) => f.makerOrderId)}::bigint[])
+      RETURNING id`.execute(db);
+    return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+  }
+
+  /** Trades of a batch, in order (fillIndex indexes `fillIds`); returns their ids in the same order. */
+  async insertTradeRows(
+    db: Queryable,
+    optionId: number,
+    eventId: number,
+    fillIds: number[],
+    trades: NewTrade[],
+  ): Promise<number[]> {
+    if (trades.length === 0) return [];
+    const col = <K extends keyof NewTrade>(key: K) => trades.map((trade) => trade[key]);
+    const { rows } = await sql<{ id: number }>`
+      INSERT INTO trades (option_id, event_id, fill_id, order_id, user_id, side, action, quantity, price_cents,
+        fee_cents, liquidity)
+      SELECT ${optionId}::bigint, ${eventId}::bigint, * FROM unnest(
+        ${trades.map((trade) => fillIds[trade.fillIndex] as number)}::bigint[], ${col('orderId')}::bigint[],
+        ${col('userId')}::bigint[], ${col('side')}::text[], ${col('action')}::text[], ${col('quantity')}::bigint[],
+        ${col('priceCents')}::int[], ${col('feeCents')}::bigint[], ${col('liquidity')}::text[])
+      RETURNING id`.execute(db);
+    return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
   }
 
   /** The stored results of idempotency keys already used by these users. */
@@ -226,20 +236,14 @@ export class TradingRepository {
     rows: { userId: number; key: string; requestHash: string; statusCode: number; response: unknown }[],
   ): Promise<number> {
     if (rows.length === 0) return 0;
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values(
-        rows.map((row) => ({
-          user_id: row.userId,
-          key: row.key,
-          request_hash: row.requestHash,
-          status_code: row.statusCode,
-          response: JSON.stringify(row.response),
-        })),
-      )
-      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-      .returning('key')
-      .execute();
+    const { rows: inserted } = await sql<{ key: string }>`
+      INSERT INTO idempotency_keys (user_id, key, request_hash, status_code, response)
+      SELECT u, k, h, s, r::jsonb FROM unnest(${rows.map((row) => row.userId)}::bigint[],
+        ${rows.map((row) => row.key)}::text[], ${rows.map((row) => row.requestHash)}::text[],
+        ${rows.map((row) => row.statusCode)}::int[], ${rows.map((row) => JSON.stringify(row.response))}::text[])
+        AS v(u, k, h, s, r)
+      ON CONFLICT (user_id, key) DO NOTHING
+      RETURNING key`.execute(db);
     return inserted.length;
   }
 
@@ -278,16 +282,12 @@ export class TradingRepository {
   /** Writes the new fill, reservation and status of several orders at once. */
   async updateOrders(db: Queryable, outcomes: OrderOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const values = sql.join(
-      outcomes.map(
-        (o) =>
-          sql`(${o.id}::bigint, ${o.filledQuantity}::bigint, ${o.reservedCents}::bigint, ${o.status}::text, ${o.cancelReason}::text)`,
-      ),
-    );
     await sql`
       UPDATE orders SET filled_quantity = v.filled, reserved_cents = v.reserved, status = v.status,
         cancel_reason = coalesce(v.reason, orders.cancel_reason), updated_at = now()
-      FROM (VALUES ${values}) AS v(id, filled, reserved, status, reason)
+      FROM unnest(${outcomes.map((o) => o.id)}::bigint[], ${outcomes.map((o) => o.filledQuantity)}::bigint[],
+        ${outcomes.map((o) => o.reservedCents)}::bigint[], ${outcomes.map((o) => o.status)}::text[],
+        ${outcomes.map((o) => o.cancelReason)}::text[]) AS v(id, filled, reserved, status, reason)
       WHERE orders.id = v.id`.execute(db);
   }
 
@@ -403,29 +403,15 @@ export class TradingRepository {
     positions: { userId: number; side: SideText; state: PositionState }[],
   ): Promise<void> {
     if (positions.length === 0) return;
-    await db
-      .insertInto('positions')
-      .values(
-        positions.map((p) => ({
-          user_id: p.userId,
-          option_id: optionId,
-          side: p.side,
-          quantity: p.state.quantity,
-          reserved_quantity: p.state.reservedQuantity,
-          cost_cents: p.state.costCents,
-          realized_pnl_cents: p.state.realizedPnlCents,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['user_id', 'option_id', 'side']).doUpdateSet((eb) => ({
-          quantity: eb.ref('excluded.quantity'),
-          reserved_quantity: eb.ref('excluded.reserved_quantity'),
-          cost_cents: eb.ref('excluded.cost_cents'),
-          realized_pnl_cents: eb.ref('excluded.realized_pnl_cents'),
-          updated_at: new Date(),
-        })),
-      )
-      .execute();
+    await sql`
+      INSERT INTO positions (option_id, user_id, side, quantity, reserved_quantity, cost_cents, realized_pnl_cents)
+      SELECT ${optionId}::bigint, * FROM unnest(${positions.map((p) => p.userId)}::bigint[],
+        ${positions.map((p) => p.side)}::text[], ${positions.map((p) => p.state.quantity)}::bigint[],
+        ${positions.map((p) => p.state.reservedQuantity)}::bigint[], ${positions.map((p) => p.state.costCents)}::bigint[],
+        ${positions.map((p) => p.state.realizedPnlCents)}::bigint[])
+      ON CONFLICT (user_id, option_id, side) DO UPDATE SET quantity = excluded.quantity,
+        reserved_quantity = excluded.reserved_quantity, cost_cents = excluded.cost_cents,
+        realized_pnl_cents = excluded.realized_pnl_cents, updated_at = now()`.execute(db);
   }
 
   async updateOptionAfterMatch(
