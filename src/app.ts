@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import { AccountsRepository } from './modules/accounts/repository.js';
 import { accountsRoutes } from './modules/accounts/routes.js';
@@ -112,7 +112,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   // Infrastructure first, then the areas of the product.
-  await app.register(helmet, {
+  // Security headers on every response, built once (helmet's middleware, created here and reused).
+  const securityHeaders = helmet({
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -124,6 +125,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         upgradeInsecureRequests: null,
       },
     },
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    securityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined));
   });
   await app.register(swagger, {
     openapi: {
