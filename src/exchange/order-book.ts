@@ -133,6 +133,18 @@ export class OrderBook {
     this.index.set(order.id, order);
   }
 
+  /** Sets what is left of a resting order (another writer filled part of it); at zero it leaves the book. */
+  setRemaining(id: number, remaining: number): void {
+    const order = this.index.get(id);
+    if (!order) return;
+    if (remaining <= 0) {
+      this.remove(id);
+      return;
+    }
+    this.level(order.bookSide, order.bookPrice).reduce(order.remaining - remaining);
+    order.remaining = remaining;
+  }
+
   get(id: number): RestingOrder | undefined {
     return this.index.get(id);
   }

@@ -397,6 +397,7 @@ export class OrderBatches {
         expires_at: request.expiresInHours ? new Date(Date.now() + request.expiresInHours * 3_600_000) : null,
         created_at: now,
         updated_at: now,
+        book_version: option.book_version + 1,
       };
       newOrders.set(id, order);
       if (restingQuantity > 0) {
@@ -554,10 +555,30 @@ export class OrderBatches {
     return outcomes.map((outcome) => outcome ?? { alone: true });
   }
 
-  /** The option's book: the one in memory when its version still matches, else read under the lock. */
+  /**
+   * The option's book: the one in memory when its version still matches; when another writer has moved the
+   * book on since, the one in memory brought up to date with the orders that changed after its version; else
+   * the resting orders read under the lock.
+   */
   private async bookOf(trx: Tx, option: LockedOption): Promise<CachedBook> {
     const cached = this.books.get(option.id);
     if (cached && cached.version === option.book_version) return cached;
+    if (cached && cached.version < option.book_version) {
+      for (const row of await this.trading.ordersChangedSince(trx, option.id, cached.version)) {
+        const resting = row.status === 'open' || row.status === 'partially_filled';
+        if (!resting) {
+          cached.book.remove(row.id);
+          cached.rows.delete(row.id);
+          continue;
+        }
+        const remaining = row.quantity - row.filled_quantity;
+        if (cached.book.has(row.id)) cached.book.setRemaining(row.id, remaining);
+        else cached.book.restore(toResting(row));
+        cached.rows.set(row.id, row);
+      }
+      cached.version = option.book_version;
+      return cached;
+    }
     const open = await this.trading.openOrdersOf(trx, option.id);
     const fresh: CachedBook = {
       version: option.book_version,

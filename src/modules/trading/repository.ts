@@ -247,6 +247,17 @@ export class TradingRepository {
     return inserted.length;
   }
 
+  /** The orders of an option written after its book was at `version` (their book_version is above it). */
+  ordersChangedSince(db: Queryable, optionId: number, version: number): Promise<OrderRow[]> {
+    return db
+      .selectFrom('orders')
+      .selectAll()
+      .where('option_id', '=', optionId)
+      .where('book_version', '>', version)
+      .orderBy('id')
+      .execute();
+  }
+
   /** Every resting order of an option, for a whole-book view. */
   async openOrdersOf(db: Queryable, optionId: number): Promise<OrderRow[]> {
     return db

@@ -160,6 +160,8 @@ export interface OrdersTable {
   expires_at: Timestamp | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+  /** Set by a trigger: one more than the option's book_version when the row was written. */
+  book_version: Generated<number>;
 }
 
 export interface FillsTable {
