@@ -163,9 +163,9 @@ describe('the batched order path', () => {
       { maker_order_id: Number(o3), quantity: 6, yes_price: 50 },
     ]);
     const states = new Map((await ordersOfOption(optionId)).map((o) => [String(o.id), o]));
-    expect(states.get(o1)).toMatchObject({ status: 'filled', filled_quantity: 10 });
-    expect(states.get(o2)).toMatchObject({ status: 'cancelled', filled_quantity: 0 });
-    expect(states.get(o3)).toMatchObject({ status: 'partially_filled', filled_quantity: 6 });
+    expect(states.get(o1 as string)).toMatchObject({ status: 'filled', filled_quantity: 10 });
+    expect(states.get(o2 as string)).toMatchObject({ status: 'cancelled', filled_quantity: 0 });
+    expect(states.get(o3 as string)).toMatchObject({ status: 'partially_filled', filled_quantity: 6 });
     await expectInvariants(db.database);
   });
 
