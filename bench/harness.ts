@@ -78,7 +78,8 @@ async function waitReady(port: number, server: ChildProcess): Promise<void> {
  */
 export async function startCluster(adminUrl: string, instances: number): Promise<Cluster> {
   const database = await createDatabase(adminUrl);
-  const base = 41000 + Math.floor(Math.random() * 1000) * 10;
+  // Below the kernel's ephemeral range (32768 and up here), which the load's own client sockets draw from.
+  const base = 20000 + Math.floor(Math.random() * 1000) * 10;
   const ports = Array.from({ length: instances }, (_, i) => base + i);
   const servers: ChildProcess[] = [];
   const stop = async () => {
