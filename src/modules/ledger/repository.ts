@@ -58,9 +58,9 @@ export class LedgerRepository {
   }
 
   /**
-   * Writes many entries at once (the batched order path): one statement for the balances, netted per account,
-   * one for the entries and one for their postings. A user account that would go negative fails the whole
-   * statement (the balance check constraint), so the caller's transaction rolls back.
+   * Writes many entries at once (the batched order path) in one statement: the balances, netted per account,
+   * the entries and their postings. A user account that would go negative fails the whole statement (the
+   * balance check constraint), so the caller's transaction rolls back.
    */
   async postMany(trx: Tx, entries: JournalEntry[]): Promise<void> {
     const normalised = entries.map(normaliseEntry).filter((entry) => entry.postings.length > 0);
@@ -77,31 +77,39 @@ export class LedgerRepository {
       }
     }
     const changed = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => a - b);
-    if (changed.length > 0) {
-      await sql`
+    const lines = normalised.flatMap((entry, index) =>
+      entry.postings.map((posting) => ({
+        entry: index + 1,
+        account: ids.get(accountKey(posting.account)) as number,
+        amount: posting.amount,
+      })),
+    );
+    await sql`
+      WITH entry_ids AS MATERIALIZED (
+        SELECT ord, nextval(pg_get_serial_sequence('journal_entries', 'id')) AS id
+        FROM generate_series(1, ${normalised.length}::int) AS ord
+      ),
+      balances AS (
         UPDATE ledger_accounts SET balance = balance + v.delta
         FROM unnest(${changed.map(([id]) => id)}::bigint[], ${changed.map(([, delta]) => delta)}::bigint[])
           AS v(id, delta)
-        WHERE ledger_accounts.id = v.id`.execute(trx);
-    }
-    const { rows } = await sql<{ id: number }>`
-      INSERT INTO journal_entries (kind, memo, user_id, ref_type, ref_id)
-      SELECT * FROM unnest(${normalised.map((e) => e.kind)}::text[], ${normalised.map((e) => e.memo)}::text[],
-        ${normalised.map((e) => e.userId ?? null)}::bigint[], ${normalised.map((e) => e.ref?.type ?? null)}::text[],
-        ${normalised.map((e) => e.ref?.id ?? null)}::bigint[])
-      RETURNING id`.execute(trx);
-    const entryIds = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
-    const lines = normalised.flatMap((entry, index) =>
-      entry.postings.map((posting) => [
-        entryIds[index] as number,
-        ids.get(accountKey(posting.account)) as number,
-        posting.amount,
-      ]),
-    );
-    await sql`
+        WHERE ledger_accounts.id = v.id
+      ),
+      entries AS (
+        INSERT INTO journal_entries (id, kind, memo, user_id, ref_type, ref_id)
+        OVERRIDING SYSTEM VALUE
+        SELECT entry_ids.id, v.kind, v.memo, v.user_id, v.ref_type, v.ref_id
+        FROM unnest(${normalised.map((e) => e.kind)}::text[], ${normalised.map((e) => e.memo)}::text[],
+          ${normalised.map((e) => e.userId ?? null)}::bigint[], ${normalised.map((e) => e.ref?.type ?? null)}::text[],
+          ${normalised.map((e) => e.ref?.id ?? null)}::bigint[])
+          WITH ORDINALITY AS v(kind, memo, user_id, ref_type, ref_id, ord)
+        JOIN entry_ids USING (ord)
+      )
       INSERT INTO postings (entry_id, account_id, amount)
-      SELECT * FROM unnest(${lines.map((l) => l[0])}::bigint[], ${lines.map((l) => l[1])}::bigint[],
-        ${lines.map((l) => l[2])}::bigint[])`.execute(trx);
+      SELECT entry_ids.id, v.account_id, v.amount
+      FROM unnest(${lines.map((l) => l.entry)}::int[], ${lines.map((l) => l.account)}::bigint[],
+        ${lines.map((l) => l.amount)}::bigint[]) AS v(ord, account_id, amount)
+      JOIN entry_ids USING (ord)`.execute(trx);
   }
 
   /** Row ids of ledger accounts (they never change once an account exists, so they are remembered). */

@@ -428,37 +428,8 @@ export class OrderBatches {
       });
     }
 
-    // Write it all: a constant number of statements for the whole batch.
-    await this.trading.insertOrderRows(trx, [...newOrders.values()]);
-    const fillIds = await this.trading.insertFillRows(trx, optionId, fills);
-    const tradeIds = await this.trading.insertTradeRows(trx, optionId, option.event_id, fillIds, trades);
-    const tradeRows: TradeRow[] = trades.map((trade, index) => ({
-      id: tradeIds[index] as number,
-      fill_id: fillIds[trade.fillIndex] as number,
-      order_id: trade.orderId,
-      user_id: trade.userId,
-      option_id: optionId,
-      event_id: option.event_id,
-      side: trade.side,
-      action: trade.action,
-      quantity: trade.quantity,
-      price_cents: trade.priceCents,
-      fee_cents: trade.feeCents,
-      liquidity: trade.liquidity,
-      created_at: now,
-    }));
-    await this.trading.updateOrders(
-      trx,
-      [...changedOrders.values()].map(
-        (row): OrderOutcome => ({
-          id: row.id,
-          filledQuantity: row.filled_quantity,
-          reservedCents: row.reserved_cents,
-          status: row.status,
-          cancelReason: row.cancel_reason,
-        }),
-      ),
-    );
+    // Write it all: the positions it changed are read (locked) first, then one statement for the exchange's
+    // rows and one for the ledger, however many orders the batch holds.
     if (pending.size > 0) {
       const users = [...new Set([...pending.values()].map((p) => p.userId))];
       const found = new Map(
@@ -477,18 +448,47 @@ export class OrderBatches {
         positions.set(key, { userId: waiting.userId, side: waiting.side, state });
       }
     }
-    await this.trading.savePositions(
-      trx,
+    const { bookVersion, fillIds, tradeIds } = await this.trading.writeBatch(trx, {
       optionId,
-      [...dirty].map((key) => positions.get(key) as { userId: number; side: Side; state: PositionState }),
-    );
-    await this.ledger.postMany(trx, entries);
-    const bookVersion = await this.trading.updateOptionAfterMatch(trx, optionId, {
-      ammYesShares: amm?.yesShares ?? option.amm_yes_shares,
-      ammNoShares: amm?.noShares ?? option.amm_no_shares,
-      ...totals,
-      lastYesPrice,
+      eventId: option.event_id,
+      orders: [...newOrders.values()],
+      fills,
+      trades,
+      changedOrders: [...changedOrders.values()].map(
+        (row): OrderOutcome => ({
+          id: row.id,
+          filledQuantity: row.filled_quantity,
+          reservedCents: row.reserved_cents,
+          status: row.status,
+          cancelReason: row.cancel_reason,
+        }),
+      ),
+      positions: [...dirty].map(
+        (key) => positions.get(key) as { userId: number; side: Side; state: PositionState },
+      ),
+      option: {
+        ammYesShares: amm?.yesShares ?? option.amm_yes_shares,
+        ammNoShares: amm?.noShares ?? option.amm_no_shares,
+        ...totals,
+        lastYesPrice,
+      },
     });
+    await this.ledger.postMany(trx, entries);
+    const tradeRows: TradeRow[] = trades.map((trade, index) => ({
+      id: tradeIds[index] as number,
+      fill_id: fillIds[trade.fillIndex] as number,
+      order_id: trade.orderId,
+      user_id: trade.userId,
+      option_id: optionId,
+      event_id: option.event_id,
+      side: trade.side,
+      action: trade.action,
+      quantity: trade.quantity,
+      price_cents: trade.priceCents,
+      fee_cents: trade.feeCents,
+      liquidity: trade.liquidity,
+      created_at: now,
+    }));
 
     // Answers, stored for idempotent retries.
     const slugged = (row: OrderRow) => ({ ...row, event_slug: option.slug, option_label: option.label });

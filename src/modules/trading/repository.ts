@@ -161,63 +161,120 @@ export class TradingRepository {
     };
   }
 
-  /** Inserts orders whose ids and final state were decided in memory (the batched path). */
-  async insertOrderRows(db: Queryable, rows: OrderRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    const col = <K extends keyof OrderRow>(key: K) => rows.map((row) => row[key]);
-    await sql`
-      INSERT INTO orders (id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
-        filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, created_at, updated_at)
-      OVERRIDING SYSTEM VALUE
-      SELECT * FROM unnest(${col('id')}::bigint[], ${col('user_id')}::bigint[], ${col('option_id')}::bigint[],
-        ${col('kind')}::text[], ${col('side')}::text[], ${col('action')}::text[], ${col('price_cents')}::int[],
-        ${col('book_side')}::text[], ${col('book_price')}::int[], ${col('quantity')}::bigint[],
-        ${col('filled_quantity')}::bigint[], ${col('reserved_cents')}::bigint[], ${col('status')}::text[],
-        ${col('cancel_reason')}::text[], ${col('client_order_id')}::text[], ${col('expires_at')}::timestamptz[],
-        ${col('created_at')}::timestamptz[], ${col('updated_at')}::timestamptz[])`.execute(db);
-  }
-
-  /** Fills of several taker orders, in order; returns their ids in the same order. */
-  async insertFillRows(
+  /**
+   * Writes what a batch decided, in one statement: its new orders (with their final state), its fills (ids taken
+   * from the sequence in the statement), its trades, the resting orders it changed, the positions it changed and
+   * the option's state. Returns the new book version and the fill and trade ids, in the order given.
+   */
+  async writeBatch(
     db: Queryable,
-    optionId: number,
-    fills: {
-      takerOrderId: number;
-      yesPrice: number;
-      quantity: number;
-      kind: 'mint' | 'transfer' | 'merge';
-      makerOrderId: number | null;
-    }[],
-  ): Promise<number[]> {
-    if (fills.length === 0) return [];
-    const { rows } = await sql<{ id: number }>`
-      INSERT INTO fills (option_id, yes_price, quantity, kind, taker_order_id, maker_order_id)
-      SELECT ${optionId}::bigint, * FROM unnest(${fills.map((f) => f.yesPrice)}::int[],
-        ${fills.map((f) => f.quantity)}::bigint[], ${fills.map((f) => f.kind)}::text[],
-        ${fills.map((f) => f.takerOrderId)}::bigint[], ${fills.map((f) => f.makerOrderId)}::bigint[])
-      RETURNING id`.execute(db);
-    return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
-  }
-
-  /** Trades of a batch, in order (fillIndex indexes `fillIds`); returns their ids in the same order. */
-  async insertTradeRows(
-    db: Queryable,
-    optionId: number,
-    eventId: number,
-    fillIds: number[],
-    trades: NewTrade[],
-  ): Promise<number[]> {
-    if (trades.length === 0) return [];
-    const col = <K extends keyof NewTrade>(key: K) => trades.map((trade) => trade[key]);
-    const { rows } = await sql<{ id: number }>`
-      INSERT INTO trades (option_id, event_id, fill_id, order_id, user_id, side, action, quantity, price_cents,
-        fee_cents, liquidity)
-      SELECT ${optionId}::bigint, ${eventId}::bigint, * FROM unnest(
-        ${trades.map((trade) => fillIds[trade.fillIndex] as number)}::bigint[], ${col('orderId')}::bigint[],
-        ${col('userId')}::bigint[], ${col('side')}::text[], ${col('action')}::text[], ${col('quantity')}::bigint[],
-        ${col('priceCents')}::int[], ${col('feeCents')}::bigint[], ${col('liquidity')}::text[])
-      RETURNING id`.execute(db);
-    return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+    batch: {
+      optionId: number;
+      eventId: number;
+      orders: OrderRow[];
+      fills: {
+        takerOrderId: number;
+        yesPrice: number;
+        quantity: number;
+        kind: 'mint' | 'transfer' | 'merge';
+        makerOrderId: number | null;
+      }[];
+      trades: NewTrade[];
+      changedOrders: OrderOutcome[];
+      positions: { userId: number; side: SideText; state: PositionState }[];
+      option: {
+        ammYesShares: number;
+        ammNoShares: number;
+        pairsMinted: number;
+        pairsMerged: number;
+        volumeShares: number;
+        volumeCents: number;
+        lastYesPrice: number | null;
+      };
+    },
+  ): Promise<{ bookVersion: number; fillIds: number[]; tradeIds: number[] }> {
+    const { optionId, eventId, orders, fills, trades, changedOrders, positions, option } = batch;
+    const order = <K extends keyof OrderRow>(key: K) => orders.map((row) => row[key]);
+    const trade = <K extends keyof NewTrade>(key: K) => trades.map((row) => row[key]);
+    const { rows } = await sql<{
+      book_version: number;
+      fill_ids: (number | string)[] | null;
+      trade_ids: (number | string)[] | null;
+    }>`
+      WITH fill_ids AS MATERIALIZED (
+        SELECT ord, nextval(pg_get_serial_sequence('fills', 'id')) AS id
+        FROM generate_series(1, ${fills.length}::int) AS ord
+      ),
+      new_orders AS (
+        INSERT INTO orders (id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
+          filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, created_at, updated_at)
+        OVERRIDING SYSTEM VALUE
+        SELECT * FROM unnest(${order('id')}::bigint[], ${order('user_id')}::bigint[], ${order('option_id')}::bigint[],
+          ${order('kind')}::text[], ${order('side')}::text[], ${order('action')}::text[], ${order('price_cents')}::int[],
+          ${order('book_side')}::text[], ${order('book_price')}::int[], ${order('quantity')}::bigint[],
+          ${order('filled_quantity')}::bigint[], ${order('reserved_cents')}::bigint[], ${order('status')}::text[],
+          ${order('cancel_reason')}::text[], ${order('client_order_id')}::text[], ${order('expires_at')}::timestamptz[],
+          ${order('created_at')}::timestamptz[], ${order('updated_at')}::timestamptz[])
+      ),
+      new_fills AS (
+        INSERT INTO fills (id, option_id, yes_price, quantity, kind, taker_order_id, maker_order_id)
+        OVERRIDING SYSTEM VALUE
+        SELECT fill_ids.id, ${optionId}::bigint, v.yes_price, v.quantity, v.kind, v.taker, v.maker
+        FROM unnest(${fills.map((f) => f.yesPrice)}::int[], ${fills.map((f) => f.quantity)}::bigint[],
+          ${fills.map((f) => f.kind)}::text[], ${fills.map((f) => f.takerOrderId)}::bigint[],
+          ${fills.map((f) => f.makerOrderId)}::bigint[]) WITH ORDINALITY AS v(yes_price, quantity, kind, taker, maker, ord)
+        JOIN fill_ids USING (ord)
+      ),
+      new_trades AS (
+        INSERT INTO trades (option_id, event_id, fill_id, order_id, user_id, side, action, quantity, price_cents,
+          fee_cents, liquidity)
+        SELECT ${optionId}::bigint, ${eventId}::bigint, fill_ids.id, v.order_id, v.user_id, v.side, v.action,
+          v.quantity, v.price_cents, v.fee_cents, v.liquidity
+        FROM unnest(${trades.map((t) => t.fillIndex + 1)}::int[], ${trade('orderId')}::bigint[],
+          ${trade('userId')}::bigint[], ${trade('side')}::text[], ${trade('action')}::text[],
+          ${trade('quantity')}::bigint[], ${trade('priceCents')}::int[], ${trade('feeCents')}::bigint[],
+          ${trade('liquidity')}::text[])
+          WITH ORDINALITY AS v(fill_ord, order_id, user_id, side, action, quantity, price_cents, fee_cents, liquidity, ord)
+        JOIN fill_ids ON fill_ids.ord = v.fill_ord
+        ORDER BY v.ord
+        RETURNING id
+      ),
+      changed_orders AS (
+        UPDATE orders SET filled_quantity = v.filled, reserved_cents = v.reserved, status = v.status,
+          cancel_reason = coalesce(v.reason, orders.cancel_reason), updated_at = now()
+        FROM unnest(${changedOrders.map((o) => o.id)}::bigint[], ${changedOrders.map((o) => o.filledQuantity)}::bigint[],
+          ${changedOrders.map((o) => o.reservedCents)}::bigint[], ${changedOrders.map((o) => o.status)}::text[],
+          ${changedOrders.map((o) => o.cancelReason)}::text[]) AS v(id, filled, reserved, status, reason)
+        WHERE orders.id = v.id
+      ),
+      changed_positions AS (
+        INSERT INTO positions (option_id, user_id, side, quantity, reserved_quantity, cost_cents, realized_pnl_cents)
+        SELECT ${optionId}::bigint, * FROM unnest(${positions.map((p) => p.userId)}::bigint[],
+          ${positions.map((p) => p.side)}::text[], ${positions.map((p) => p.state.quantity)}::bigint[],
+          ${positions.map((p) => p.state.reservedQuantity)}::bigint[],
+          ${positions.map((p) => p.state.costCents)}::bigint[],
+          ${positions.map((p) => p.state.realizedPnlCents)}::bigint[])
+        ON CONFLICT (user_id, option_id, side) DO UPDATE SET quantity = excluded.quantity,
+          reserved_quantity = excluded.reserved_quantity, cost_cents = excluded.cost_cents,
+          realized_pnl_cents = excluded.realized_pnl_cents, updated_at = now()
+      ),
+      changed_option AS (
+        UPDATE options SET amm_yes_shares = ${option.ammYesShares}, amm_no_shares = ${option.ammNoShares},
+          pairs_minted = pairs_minted + ${option.pairsMinted}, pairs_merged = pairs_merged + ${option.pairsMerged},
+          volume_shares = volume_shares + ${option.volumeShares}, volume_cents = volume_cents + ${option.volumeCents},
+          last_yes_price = coalesce(${option.lastYesPrice}::int, last_yes_price), book_version = book_version + 1
+        WHERE id = ${optionId}
+        RETURNING book_version
+      )
+      SELECT (SELECT book_version FROM changed_option) AS book_version,
+        (SELECT array_agg(id ORDER BY ord) FROM fill_ids) AS fill_ids,
+        (SELECT array_agg(id ORDER BY id) FROM new_trades) AS trade_ids`.execute(db);
+    const row = rows[0];
+    return {
+      bookVersion: Number(row?.book_version),
+      fillIds: (row?.fill_ids ?? []).map(Number),
+      tradeIds: (row?.trade_ids ?? []).map(Number),
+    };
   }
 
   /** The stored results of idempotency keys already used by these users. */
