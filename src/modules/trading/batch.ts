@@ -61,6 +61,12 @@ interface CachedBook {
 
 type PositionOp = (state: PositionState) => PositionState;
 
+interface Pending {
+  item: BatchItem;
+  resolve: (outcome: BatchOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
 interface Hooks {
   bookChanged(trx: Tx, change: BookChange): Promise<void>;
   ordersCommitted(trx: Tx, changes: OrderCommitted[]): Promise<void>;
@@ -75,10 +81,7 @@ interface Hooks {
  * cancel, an expiry, a protective sell) bumps the version, and the next batch reloads the book.
  */
 export class OrderBatches {
-  private readonly queues = new Map<
-    number,
-    { item: BatchItem; resolve: (outcome: BatchOutcome) => void; reject: (error: unknown) => void }[]
-  >();
+  private readonly queues = new Map<number, Pending[]>();
   private readonly books = new Map<number, CachedBook>();
 
   constructor(
@@ -96,7 +99,7 @@ export class OrderBatches {
       if (!queue) {
         queue = [];
         this.queues.set(optionId, queue);
-        setImmediate(() => void this.drain(optionId, queue as NonNullable<typeof queue>));
+        setImmediate(() => void this.drain(optionId, queue as Pending[]));
       }
       queue.push({ item, resolve, reject });
     });
@@ -107,38 +110,44 @@ export class OrderBatches {
     this.books.delete(optionId);
   }
 
-  private async drain(optionId: number, queue: NonNullable<ReturnType<typeof this.queues.get>>) {
+  /**
+   * Writes the option's batches one after another while orders are waiting. A batch closes when its transaction
+   * holds the option lock, so that the orders that arrived while it waited for the lock (another instance's
+   * batch holding it) join it.
+   */
+  private async drain(optionId: number, queue: Pending[]) {
     while (queue.length > 0) {
-      const batch = queue.splice(0, this.settings.maxBatchOrders);
+      let batch: Pending[] = [];
       try {
-        const outcomes = await this.run(
-          optionId,
-          batch.map((entry) => entry.item),
-        );
+        const outcomes = await this.db.transaction().execute(async (trx) => {
+          const option = await this.trading.lockOption(trx, optionId);
+          batch = queue.splice(0, this.settings.maxBatchOrders);
+          return this.write(
+            trx,
+            option,
+            batch.map((entry) => entry.item),
+          );
+        });
         batch.forEach((entry, index) => {
           entry.resolve(outcomes[index] as BatchOutcome);
         });
       } catch (error) {
         this.books.delete(optionId);
+        if (batch.length === 0) batch = queue.splice(0, this.settings.maxBatchOrders);
         for (const entry of batch) entry.reject(error);
       }
     }
     this.queues.delete(optionId);
   }
 
-  private async run(optionId: number, items: BatchItem[]): Promise<BatchOutcome[]> {
-    try {
-      return await this.db.transaction().execute((trx) => this.write(trx, optionId, items));
-    } catch (error) {
-      this.books.delete(optionId);
-      throw error;
-    }
-  }
-
-  private async write(trx: Tx, optionId: number, items: BatchItem[]): Promise<BatchOutcome[]> {
+  private async write(
+    trx: Tx,
+    option: LockedOption | undefined,
+    items: BatchItem[],
+  ): Promise<BatchOutcome[]> {
     const outcomes: (BatchOutcome | undefined)[] = items.map(() => undefined);
-    const option = await this.trading.lockOption(trx, optionId);
     if (!option) return items.map(() => ({ error: new NotFoundError('Option') }));
+    const optionId = option.id;
 
     // Idempotency: a key used before replays its stored result; a key or clientOrderId used twice in this
     // batch is placed on its own afterwards, when the first use has committed.
