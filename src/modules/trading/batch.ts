@@ -78,7 +78,8 @@ interface Hooks {
  * written; each batch is matched in memory and written in one transaction under the option's row lock, with
  * a constant number of statements however many orders it holds. The option's book is kept in memory between
  * batches and trusted only while options.book_version still matches: any other writer (another instance, a
- * cancel, an expiry, a protective sell) bumps the version, and the next batch reloads the book.
+ * cancel, an expiry, a protective sell) bumps the version, and the next batch first reads the orders written
+ * since the version it holds.
  */
 export class OrderBatches {
   private readonly queues = new Map<number, Pending[]>();
@@ -103,11 +104,6 @@ export class OrderBatches {
       }
       queue.push({ item, resolve, reject });
     });
-  }
-
-  /** Forgets a cached book (the next batch reads it from the database). */
-  forget(optionId: number): void {
-    this.books.delete(optionId);
   }
 
   /**
