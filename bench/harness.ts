@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import type { Pool } from 'undici';
+import { createThrowawayDatabase } from '../scripts/lib/harness.js';
 
 /**
  * What the HTTP, read and stream benchmarks share: a throw-away PostgreSQL database, real server processes on
@@ -19,25 +18,6 @@ export interface Cluster {
   urls: string[];
   pids: number[];
   stop(): Promise<void>;
-}
-
-async function createDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
 }
 
 function startServer(port: number, databaseUrl: string): ChildProcess {
@@ -77,7 +57,7 @@ async function waitReady(port: number, server: ChildProcess): Promise<void> {
  * the migrations. `stop` ends the servers and drops the database.
  */
 export async function startCluster(adminUrl: string, instances: number): Promise<Cluster> {
-  const database = await createDatabase(adminUrl);
+  const database = await createThrowawayDatabase(adminUrl, 'bench');
   // Below the kernel's ephemeral range (32768 and up here), which the load's own client sockets draw from.
   const base = 20000 + Math.floor(Math.random() * 1000) * 10;
   const ports = Array.from({ length: instances }, (_, i) => base + i);

@@ -34,6 +34,16 @@ export interface MatchResult {
   selfTradeCancels: RestingOrder[];
 }
 
+/** What the incoming order is after its match: filled, resting (open or partly filled), or its rest cancelled. */
+export function takerStatus(
+  match: MatchResult,
+  restingQuantity: number,
+): 'filled' | 'partially_filled' | 'open' | 'cancelled' {
+  if (match.remaining === 0) return 'filled';
+  if (restingQuantity > 0) return match.filledQuantity > 0 ? 'partially_filled' : 'open';
+  return 'cancelled';
+}
+
 export function fillKind(takerAction: Action, makerAction: Action): FillKind {
   if (takerAction === 'BUY' && makerAction === 'BUY') return 'mint';
   if (takerAction === 'SELL' && makerAction === 'SELL') return 'merge';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ammLevels, ammPrice, offsetForPrice } from '../../src/exchange/lmsr.js';
+import { takerStatus } from '../../src/exchange/matching.js';
 import { OrderBook } from '../../src/exchange/order-book.js';
 import { applyPositionChange, EMPTY_POSITION, settlePosition } from '../../src/exchange/positions.js';
 import { OPTION_ID, World } from './world.js';
@@ -157,3 +158,18 @@ function zero() {
     newlyReserved: 0,
   };
 }
+
+describe('what the incoming order is after its match', () => {
+  const result = (filledQuantity: number, remaining: number) => ({
+    fills: [],
+    filledQuantity,
+    remaining,
+    selfTradeCancels: [],
+  });
+  it('is filled when nothing remains, resting when the rest rests, else cancelled', () => {
+    expect(takerStatus(result(5, 0), 0)).toBe('filled');
+    expect(takerStatus(result(2, 3), 3)).toBe('partially_filled');
+    expect(takerStatus(result(0, 5), 5)).toBe('open');
+    expect(takerStatus(result(2, 3), 0)).toBe('cancelled');
+  });
+});

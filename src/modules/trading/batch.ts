@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { executeMatch, positionKey } from '../../exchange/execution.js';
 import type { JournalEntry, Posting } from '../../exchange/ledger.js';
 import { type AmmState, ammLevels } from '../../exchange/lmsr.js';
-import { matchOrder } from '../../exchange/matching.js';
+import { matchOrder, takerStatus } from '../../exchange/matching.js';
 import { feeCents, type Side } from '../../exchange/money.js';
 import { type BookSide, OrderBook, toLadder } from '../../exchange/order-book.js';
 import { applyPositionChange, EMPTY_POSITION, type PositionState } from '../../exchange/positions.js';
@@ -375,14 +375,7 @@ export class OrderBatches {
         return next;
       });
 
-      const status: OrderStatus =
-        match.remaining === 0
-          ? 'filled'
-          : restingQuantity > 0
-            ? match.filledQuantity > 0
-              ? 'partially_filled'
-              : 'open'
-            : 'cancelled';
+      const status: OrderStatus = takerStatus(match, restingQuantity);
       const order: OrderRow = {
         id,
         user_id: userId,

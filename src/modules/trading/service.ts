@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { executeMatch, positionKey } from '../../exchange/execution.js';
 import type { JournalEntry, Posting } from '../../exchange/ledger.js';
 import { type AmmState, ammLevels } from '../../exchange/lmsr.js';
-import { matchOrder } from '../../exchange/matching.js';
+import { matchOrder, takerStatus as statusAfterMatch } from '../../exchange/matching.js';
 import { type Action, feeCents, type Side, sidePrice } from '../../exchange/money.js';
 import { OrderBook, toLadder } from '../../exchange/order-book.js';
 import {
@@ -347,14 +347,7 @@ export class TradingService {
         cancelReason: null,
       };
     });
-    const takerStatus: OrderStatus =
-      match.remaining === 0
-        ? 'filled'
-        : restingQuantity > 0
-          ? match.filledQuantity > 0
-            ? 'partially_filled'
-            : 'open'
-          : 'cancelled';
+    const takerStatus: OrderStatus = statusAfterMatch(match, restingQuantity);
     await this.trading.updateOrders(trx, [
       ...makerOutcomes,
       ...selfCancelled.map((row) => ({
