@@ -47,6 +47,12 @@ export class StreamHub {
     for (const channel of [...client.subscriptions.keys()]) this.remove(client, channel);
   }
 
+  /** True when some channel whose name starts with `prefix` has a subscriber on this instance. */
+  hasChannelStartingWith(prefix: string): boolean {
+    for (const channel of this.channels.keys()) if (channel.startsWith(prefix)) return true;
+    return false;
+  }
+
   members(channel: string): StreamClient[] {
     return [...(this.channels.get(channel) ?? [])];
   }

@@ -159,6 +159,8 @@ export class StreamService {
   }
 
   private onUserNotice(payload: string): void {
+    // Every instance hears every user's notices; one with no user subscribers has nothing to do with them.
+    if (!this.hub.hasChannelStartingWith('user:')) return;
     for (const notice of JSON.parse(payload) as (UserNotice & { resync?: true })[]) {
       const channel = `user:${notice.userId}`;
       if (notice.resync) {
