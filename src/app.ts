@@ -65,6 +65,8 @@ export interface AppDependencies {
 
 /** How long a closing server keeps reading requests already sent to it, answering them 503. */
 const CLOSE_DRAIN_MS = 250;
+/** The longest that pause lasts while requests keep coming in. */
+const CLOSE_DRAIN_LIMIT_MS = 5_000;
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -97,13 +99,23 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // client to hang up, or its connection would hold the shutdown open until the keep-alive timeout. Before the
   // reaping, a short pause lets the server read requests already sent on idle connections and answer them 503
   // (which a client can safely retry) instead of resetting them unread (which leaves a POST in doubt).
+  // The pause lasts until no request has come in for CLOSE_DRAIN_MS (at most CLOSE_DRAIN_LIMIT_MS), so that a busy
+  // event loop that has not yet read what was sent gets to it first.
   let closing = false;
+  let lastRequestAt = 0;
+  app.addHook('onRequest', (_request, _reply, done) => {
+    lastRequestAt = Date.now();
+    done();
+  });
   app.addHook('preClose', async () => {
     closing = true;
     if (app.server.listening) {
-      await new Promise((resolve) => setTimeout(resolve, CLOSE_DRAIN_MS));
-      // One more turn of the event loop, so sockets with data waiting are read even after a long blocking task.
-      await new Promise((resolve) => setImmediate(resolve));
+      const limit = Date.now() + CLOSE_DRAIN_LIMIT_MS;
+      do {
+        await new Promise((resolve) => setTimeout(resolve, CLOSE_DRAIN_MS));
+        // One more turn of the event loop, so sockets with data waiting are read even after a long blocking task.
+        await new Promise((resolve) => setImmediate(resolve));
+      } while (Date.now() - lastRequestAt < CLOSE_DRAIN_MS && Date.now() < limit);
     }
   });
   app.addHook('onSend', async (request, reply) => {
