@@ -103,9 +103,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // event loop that has not yet read what was sent gets to it first.
   let closing = false;
   let lastRequestAt = 0;
-  app.addHook('onRequest', (_request, _reply, done) => {
+  // Every request the HTTP server reads, including those answered 503 while closing (before any hook runs).
+  app.server.on('request', () => {
     lastRequestAt = Date.now();
-    done();
   });
   app.addHook('preClose', async () => {
     closing = true;
