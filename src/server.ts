@@ -38,7 +38,7 @@ async function main(): Promise<void> {
 
 main().catch((error) => {
   process.stderr.write(
-    `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : JSON.stringify(error)}\n`,
   );
   process.exit(1);
 });

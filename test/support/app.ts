@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -63,6 +65,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     SEED_DEMO: 'false',
     JOBS_ENABLED: 'false',
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    // Never the working copy's ./data, which `npm start` uses.
+    AVATAR_DIR: join(tmpdir(), `pmx-test-avatars-${process.pid}`),
     ...overrides,
   });
 }

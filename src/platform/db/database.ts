@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
@@ -138,9 +139,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       close: () => db.destroy(),
     };
   }
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  // The database gets a folder of its own in DATA_DIR: PGlite refuses a non-empty folder that holds no database,
+  // and DATA_DIR also holds the avatars.
+  const pgliteDir = options.dataDir ? join(options.dataDir, 'pglite') : null;
+  if (pgliteDir) mkdirSync(pgliteDir, { recursive: true });
   const pglite = await PGlite.create({
-    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(pgliteDir ? { dataDir: pgliteDir } : {}),
     parsers: { [INT8_OID]: (value: string) => int8ToNumber(value), [DATE_OID]: (value: string) => value },
   });
   const pool = new PGlitePool(pglite);
