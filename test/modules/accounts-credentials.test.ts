@@ -4,8 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { hashSecret } from '../../src/platform/auth.js';
 import type { Database } from '../../src/platform/db/database.js';
 import {
+  closeTwoInstances,
   createTestApp,
-  createTestDatabase,
+  createTwoInstances,
   TEST_DATABASE_URL,
   type TestApp,
   type TestDatabase,
@@ -22,15 +23,11 @@ let b: TestApp;
 let admin: TestUser;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  a = await createTestApp({ database: db, env: { ADMIN_EMAIL } });
-  b = await createTestApp({ database: db, env: { ADMIN_EMAIL } });
+  ({ db, a, b } = await createTwoInstances({ ADMIN_EMAIL }));
   admin = await newUser(a.app, { email: ADMIN_EMAIL });
 });
 afterAll(async () => {
-  await a.close();
-  await b.close();
-  await db.drop();
+  await closeTwoInstances({ db, a, b });
 });
 afterEach(() => {
   vi.useRealTimers();

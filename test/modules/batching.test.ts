@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createTestApp,
-  createTestDatabase,
+  closeTwoInstances,
+  createTwoInstances,
   expectInvariants,
   type TestApp,
   type TestDatabase,
@@ -20,15 +20,11 @@ let b: TestApp;
 let admin: TestUser;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  a = await createTestApp({ database: db, env: { ADMIN_EMAIL } });
-  b = await createTestApp({ database: db, env: { ADMIN_EMAIL } });
+  ({ db, a, b } = await createTwoInstances({ ADMIN_EMAIL }));
   admin = await newUser(a.app, { email: ADMIN_EMAIL });
 });
 afterAll(async () => {
-  await a.close();
-  await b.close();
-  await db.drop();
+  await closeTwoInstances({ db, a, b });
 });
 
 async function book(t: TestApp, optionId: string) {
@@ -41,15 +37,13 @@ async function book(t: TestApp, optionId: string) {
   };
 }
 
-async function ordersOfOption(optionId: string) {
-  const { rows } = await db.database.db
+function ordersOfOption(optionId: string) {
+  return db.database.db
     .selectFrom('orders')
     .select(['id', 'user_id', 'status', 'quantity', 'filled_quantity', 'book_side', 'book_price'])
     .where('option_id', '=', Number(optionId))
     .orderBy('id')
-    .execute()
-    .then((rows) => ({ rows }));
-  return rows;
+    .execute();
 }
 
 describe('the batched order path', () => {

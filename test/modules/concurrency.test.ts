@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createTestApp,
-  createTestDatabase,
+  closeTwoInstances,
+  createTwoInstances,
   expectInvariants,
   type TestApp,
   type TestDatabase,
@@ -15,14 +15,10 @@ let a: TestApp;
 let b: TestApp;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  a = await createTestApp({ database: db, env: { ADMIN_EMAIL } });
-  b = await createTestApp({ database: db, env: { ADMIN_EMAIL } });
+  ({ db, a, b } = await createTwoInstances({ ADMIN_EMAIL }));
 });
 afterAll(async () => {
-  await a.close();
-  await b.close();
-  await db.drop();
+  await closeTwoInstances({ db, a, b });
 });
 
 /** A small deterministic generator, so a failure can be replayed. */

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MARKET_READ_TTL_MS } from '../../src/modules/markets/read-cache.js';
 import {
+  closeTwoInstances,
   createTestApp,
-  createTestDatabase,
+  createTwoInstances,
   expectInvariants,
   type TestApp,
   type TestDatabase,
@@ -18,16 +19,12 @@ let b: TestApp;
 let admin: TestUser;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  a = await createTestApp({ database: db, env: { ADMIN_EMAIL } });
-  b = await createTestApp({ database: db, env: { ADMIN_EMAIL } });
+  ({ db, a, b } = await createTwoInstances({ ADMIN_EMAIL }));
   admin = await newUser(a.app, { email: ADMIN_EMAIL });
 });
 afterAll(async () => {
   await expectInvariants(db.database);
-  await a.close();
-  await b.close();
-  await db.drop();
+  await closeTwoInstances({ db, a, b });
 });
 
 let counter = 0;

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createTestApp, createTestDatabase, type TestApp, type TestDatabase } from '../support/app.js';
+import { closeTwoInstances, createTwoInstances, type TestApp, type TestDatabase } from '../support/app.js';
 import { ADMIN_EMAIL, createMarket, limitOrder, marketTrade } from '../support/exchange.js';
 import { newUser, type TestUser } from '../support/factories.js';
 
@@ -16,15 +16,11 @@ async function listen(t: TestApp): Promise<string> {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  a = await createTestApp({ database: db, env: { ADMIN_EMAIL } });
-  b = await createTestApp({ database: db, env: { ADMIN_EMAIL } });
+  ({ db, a, b } = await createTwoInstances({ ADMIN_EMAIL }));
   admin = await newUser(a.app, { email: ADMIN_EMAIL });
 });
 afterAll(async () => {
-  await a.close();
-  await b.close();
-  await db.drop();
+  await closeTwoInstances({ db, a, b });
 });
 
 /** A WebSocket client that queues what it receives, so a test can wait for the next message of a kind. */

@@ -106,6 +106,26 @@ export async function createTestApp(
   };
 }
 
+export interface TwoInstances {
+  db: TestDatabase;
+  a: TestApp;
+  b: TestApp;
+}
+
+/** Two instances of the app on one database, as two servers of one deployment. */
+export async function createTwoInstances(env: Record<string, string> = {}): Promise<TwoInstances> {
+  const db = await createTestDatabase();
+  const a = await createTestApp({ database: db, env });
+  const b = await createTestApp({ database: db, env });
+  return { db, a, b };
+}
+
+export async function closeTwoInstances({ db, a, b }: TwoInstances): Promise<void> {
+  await a.close();
+  await b.close();
+  await db.drop();
+}
+
 /** Fails with the list of violations when any ledger invariant is broken. */
 export async function expectInvariants(database: Database): Promise<void> {
   const results = await new AuditRepository().run(database.db);

@@ -142,12 +142,13 @@ export class LedgerRepository {
         )
         .execute();
       for (const row of rows) {
-        const key =
-          row.kind === 'cash' || row.kind === 'reserved'
-            ? `${row.kind}:${row.user_id}`
+        const key = accountKey(
+          (row.kind === 'cash' || row.kind === 'reserved'
+            ? { kind: row.kind, userId: row.user_id }
             : row.kind === 'escrow'
-              ? `escrow:${row.option_id}`
-              : row.kind;
+              ? { kind: 'escrow', optionId: row.option_id }
+              : { kind: row.kind }) as AccountRef,
+        );
         if (this.knownIds.size > 100_000) this.knownIds.clear();
         this.knownIds.set(key, row.id);
         out.set(key, row.id);

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import { executeMatch, positionKey } from '../../exchange/execution.js';
 import type { JournalEntry, Posting } from '../../exchange/ledger.js';
-import { type AmmState, ammLevels } from '../../exchange/lmsr.js';
+import type { AmmState } from '../../exchange/lmsr.js';
 import { matchOrder, takerStatus } from '../../exchange/matching.js';
 import { feeCents, type Side } from '../../exchange/money.js';
-import { type BookSide, OrderBook, toLadder } from '../../exchange/order-book.js';
+import { OrderBook, toLadder } from '../../exchange/order-book.js';
 import { applyPositionChange, EMPTY_POSITION, type PositionState } from '../../exchange/positions.js';
 import type { DB, OrderStatus } from '../../platform/db/schema.js';
 import type { Tx } from '../../platform/db/types.js';
@@ -33,6 +33,7 @@ import type {
   PlacedOrder,
   TradingSettings,
 } from './service.js';
+import { ammOf, positionMap, positionStateOf, releasePostings, reportedLevels } from './state.js';
 
 /** One order waiting for its option's next batch. */
 export interface BatchItem {
@@ -208,12 +209,7 @@ export class OrderBatches {
       positions.set(positionKey(row.user_id, row.side), {
         userId: row.user_id,
         side: row.side,
-        state: {
-          quantity: row.quantity,
-          reservedQuantity: row.reserved_quantity,
-          costCents: row.cost_cents,
-          realizedPnlCents: row.realized_pnl_cents,
-        },
+        state: positionStateOf(row),
       });
     }
     const pending = new Map<string, { userId: number; side: Side; ops: PositionOp[] }>();
@@ -321,13 +317,7 @@ export class OrderBatches {
         record(ended);
         return { row, ended };
       });
-      const postings: Posting[] = [...execution.postings];
-      for (const { row } of cancelled) {
-        if (row.action === 'BUY' && row.reserved_cents > 0) {
-          postings.push({ account: { kind: 'reserved', userId: row.user_id }, amount: -row.reserved_cents });
-          postings.push({ account: { kind: 'cash', userId: row.user_id }, amount: row.reserved_cents });
-        }
-      }
+      const postings: Posting[] = [...execution.postings, ...releasePostings(cancelled.map((c) => c.row))];
       for (const posting of postings) {
         const { account } = posting;
         if (account.kind === 'cash' && cash.has(account.userId))
@@ -430,17 +420,7 @@ export class OrderBatches {
     // rows and one for the ledger, however many orders the batch holds.
     if (pending.size > 0) {
       const users = [...new Set([...pending.values()].map((p) => p.userId))];
-      const found = new Map(
-        (await this.trading.lockPositions(trx, optionId, users)).map((row) => [
-          positionKey(row.user_id, row.side),
-          {
-            quantity: row.quantity,
-            reservedQuantity: row.reserved_quantity,
-            costCents: row.cost_cents,
-            realizedPnlCents: row.realized_pnl_cents,
-          },
-        ]),
-      );
+      const found = positionMap(await this.trading.lockPositions(trx, optionId, users));
       for (const [key, waiting] of pending) {
         const state = waiting.ops.reduce((current, op) => op(current), found.get(key) ?? EMPTY_POSITION);
         positions.set(key, { userId: waiting.userId, side: waiting.side, state });
@@ -588,16 +568,6 @@ export class OrderBatches {
   }
 }
 
-function ammOf(option: LockedOption): AmmState | null {
-  if (option.liquidity_b <= 0) return null;
-  return {
-    liquidityCents: option.liquidity_b,
-    offset: option.amm_offset,
-    yesShares: option.amm_yes_shares,
-    noShares: option.amm_no_shares,
-  };
-}
-
 /** The ladder levels a batch touched, read from the book in memory, plus every price the house quote moved. */
 function levelsOf(
   book: OrderBook,
@@ -605,33 +575,14 @@ function levelsOf(
   amm: AmmState | null,
   ammBefore: AmmState | null,
 ): LadderLevel[] {
-  const house = new Map<string, number>();
-  const before = new Map<string, number>();
-  if (amm) {
-    const levels = ammLevels(amm);
-    for (const [price, quantity] of levels.bids) house.set(`bid:${price}`, quantity);
-    for (const [price, quantity] of levels.asks) house.set(`ask:${price}`, quantity);
-  }
-  if (ammBefore) {
-    const levels = ammLevels(ammBefore);
-    for (const [price, quantity] of levels.bids) before.set(`bid:${price}`, quantity);
-    for (const [price, quantity] of levels.asks) before.set(`ask:${price}`, quantity);
-  }
-  const keys = new Set(touched);
-  for (const key of new Set([...house.keys(), ...before.keys()]))
-    if (house.get(key) !== before.get(key)) keys.add(key);
-  return [...keys]
-    .map((key) => {
-      const [side, price] = key.split(':') as [BookSide, string];
-      const level = book.level(side, Number(price));
-      const houseQuantity = house.get(key) ?? 0;
-      return {
-        side,
-        priceCents: Number(price),
-        quantity: level.quantity + houseQuantity,
-        orders: level.size,
-        houseQuantity,
-      };
-    })
-    .sort((a, b) => (a.side === b.side ? a.priceCents - b.priceCents : a.side === 'bid' ? -1 : 1));
+  return reportedLevels(touched, amm, ammBefore).map((level) => {
+    const resting = book.level(level.side, level.priceCents);
+    return {
+      side: level.side,
+      priceCents: level.priceCents,
+      quantity: resting.quantity + level.houseQuantity,
+      orders: resting.size,
+      houseQuantity: level.houseQuantity,
+    };
+  });
 }

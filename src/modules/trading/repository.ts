@@ -56,6 +56,17 @@ export interface OrderOutcome {
   cancelReason: string | null;
 }
 
+/** What a match did to its option: the house's inventory now, and what to add to the option's totals. */
+export interface OptionChange {
+  ammYesShares: number;
+  ammNoShares: number;
+  pairsMinted: number;
+  pairsMerged: number;
+  volumeShares: number;
+  volumeCents: number;
+  lastYesPrice: number | null;
+}
+
 export interface NewTrade {
   fillIndex: number;
   orderId: number;
@@ -182,15 +193,7 @@ export class TradingRepository {
       trades: NewTrade[];
       changedOrders: OrderOutcome[];
       positions: { userId: number; side: SideText; state: PositionState }[];
-      option: {
-        ammYesShares: number;
-        ammNoShares: number;
-        pairsMinted: number;
-        pairsMerged: number;
-        volumeShares: number;
-        volumeCents: number;
-        lastYesPrice: number | null;
-      };
+      option: OptionChange;
     },
   ): Promise<{ bookVersion: number; fillIds: number[]; tradeIds: number[] }> {
     const { optionId, eventId, orders, fills, trades, changedOrders, positions, option } = batch;
@@ -485,15 +488,7 @@ export class TradingRepository {
   async updateOptionAfterMatch(
     db: Queryable,
     optionId: number,
-    change: {
-      ammYesShares: number;
-      ammNoShares: number;
-      pairsMinted: number;
-      pairsMerged: number;
-      volumeShares: number;
-      volumeCents: number;
-      lastYesPrice: number | null;
-    },
+    change: OptionChange,
   ): Promise<number> {
     const row = await db
       .updateTable('options')

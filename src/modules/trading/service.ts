@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { executeMatch, positionKey } from '../../exchange/execution.js';
 import type { JournalEntry, Posting } from '../../exchange/ledger.js';
-import { type AmmState, ammLevels } from '../../exchange/lmsr.js';
+import type { AmmState } from '../../exchange/lmsr.js';
 import { matchOrder, takerStatus as statusAfterMatch } from '../../exchange/matching.js';
 import { type Action, feeCents, type Side, sidePrice } from '../../exchange/money.js';
 import { OrderBook, toLadder } from '../../exchange/order-book.js';
@@ -30,10 +30,10 @@ import {
   type LockedOption,
   OPEN_STATUSES,
   type OrderRow,
-  type PositionRow,
   type TradeRow,
   type TradingRepository,
 } from './repository.js';
+import { ammOf, positionMap, positionStateOf, releasePostings, reportedLevels } from './state.js';
 
 export interface TradingSettings {
   takerFeeBps: number;
@@ -170,7 +170,8 @@ export class TradingService {
       ]);
     }
     const key = idempotencyKey ?? (request.clientOrderId ? `clientOrderId:${request.clientOrderId}` : null);
-    const requestHash = hashRequest(request);
+    // Only a keyed request is ever compared with an earlier one.
+    const requestHash = key ? hashRequest(request) : '';
     // The batched path; when a batch cannot be written as a whole (say, a clientOrderId already taken), its
     // orders are placed one by one, each in its own transaction, with the same answers.
     const outcome: BatchOutcome = await this.batches
@@ -442,39 +443,24 @@ export class TradingService {
     amm: AmmState | null,
     ammBefore: AmmState | null,
   ): Promise<LadderLevel[]> {
-    const house = amm ? ammLevels(amm) : { bids: [], asks: [] };
-    const before = ammBefore ? ammLevels(ammBefore) : { bids: [], asks: [] };
-    const houseAt = new Map<string, number>();
-    for (const [price, quantity] of house.bids) houseAt.set(`bid:${price}`, quantity);
-    for (const [price, quantity] of house.asks) houseAt.set(`ask:${price}`, quantity);
-    const beforeAt = new Map<string, number>();
-    for (const [price, quantity] of before.bids) beforeAt.set(`bid:${price}`, quantity);
-    for (const [price, quantity] of before.asks) beforeAt.set(`ask:${price}`, quantity);
-    const keys = new Set(touched);
-    for (const key of new Set([...houseAt.keys(), ...beforeAt.keys()])) {
-      if (houseAt.get(key) !== beforeAt.get(key)) keys.add(key);
-    }
-    const pairs = [...keys].map((key) => key.split(':') as ['bid' | 'ask', string]);
+    const levels = reportedLevels(touched, amm, ammBefore);
     const rows = await this.trading.levelsAt(
       trx,
       optionId,
-      pairs.filter(([side]) => side === 'bid').map(([, price]) => Number(price)),
-      pairs.filter(([side]) => side === 'ask').map(([, price]) => Number(price)),
+      levels.filter((l) => l.side === 'bid').map((l) => l.priceCents),
+      levels.filter((l) => l.side === 'ask').map((l) => l.priceCents),
     );
     const userAt = new Map(rows.map((row) => [`${row.book_side}:${row.book_price}`, row]));
-    return pairs
-      .map(([side, price]) => {
-        const user = userAt.get(`${side}:${price}`);
-        const houseQuantity = houseAt.get(`${side}:${price}`) ?? 0;
-        return {
-          side,
-          priceCents: Number(price),
-          quantity: Number(user?.quantity ?? 0) + houseQuantity,
-          orders: user?.orders ?? 0,
-          houseQuantity,
-        };
-      })
-      .sort((a, b) => (a.side === b.side ? a.priceCents - b.priceCents : a.side === 'bid' ? -1 : 1));
+    return levels.map((level) => {
+      const user = userAt.get(`${level.side}:${level.priceCents}`);
+      return {
+        side: level.side,
+        priceCents: level.priceCents,
+        quantity: Number(user?.quantity ?? 0) + level.houseQuantity,
+        orders: user?.orders ?? 0,
+        houseQuantity: level.houseQuantity,
+      };
+    });
   }
 
   /** Cancels a user's open limit order and releases what it held. */
@@ -616,7 +602,7 @@ export class TradingService {
     const records = [];
     let escrowOut = 0;
     for (const row of holders) {
-      const { position, payoutCents } = settlePosition(stateOf(row), row.side, outcome);
+      const { position, payoutCents } = settlePosition(positionStateOf(row), row.side, outcome);
       settled.push({ userId: row.user_id, side: row.side, state: position });
       records.push({
         userId: row.user_id,
@@ -691,39 +677,6 @@ export class TradingService {
 function assertTradable(option: LockedOption): void {
   if (option.event_status !== 'open') throw new MarketClosedError(option.event_status);
   if (option.closes_at <= new Date()) throw new MarketClosedError('past its closing time');
-}
-
-function ammOf(option: LockedOption): AmmState | null {
-  if (option.liquidity_b <= 0) return null;
-  return {
-    liquidityCents: option.liquidity_b,
-    offset: option.amm_offset,
-    yesShares: option.amm_yes_shares,
-    noShares: option.amm_no_shares,
-  };
-}
-
-function stateOf(row: PositionRow): PositionState {
-  return {
-    quantity: row.quantity,
-    reservedQuantity: row.reserved_quantity,
-    costCents: row.cost_cents,
-    realizedPnlCents: row.realized_pnl_cents,
-  };
-}
-
-function positionMap(rows: PositionRow[]): Map<string, PositionState> {
-  return new Map(rows.map((row) => [positionKey(row.user_id, row.side), stateOf(row)]));
-}
-
-/** Reserved cash of ended BUY orders goes back to cash. */
-function releasePostings(orders: OrderRow[]): Posting[] {
-  return orders
-    .filter((o) => o.action === 'BUY' && o.reserved_cents > 0)
-    .flatMap((o) => [
-      { account: { kind: 'reserved' as const, userId: o.user_id }, amount: -o.reserved_cents },
-      { account: { kind: 'cash' as const, userId: o.user_id }, amount: o.reserved_cents },
-    ]);
 }
 
 /** Shares reserved by ended SELL orders, per holder and side. */
