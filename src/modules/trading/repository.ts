@@ -485,11 +485,7 @@ export class TradingRepository {
         realized_pnl_cents = excluded.realized_pnl_cents, updated_at = now()`.execute(db);
   }
 
-  async updateOptionAfterMatch(
-    db: Queryable,
-    optionId: number,
-    change: OptionChange,
-  ): Promise<number> {
+  async updateOptionAfterMatch(db: Queryable, optionId: number, change: OptionChange): Promise<number> {
     const row = await db
       .updateTable('options')
       .set((eb) => ({
