@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import type { Pool } from 'undici';
 import { createThrowawayDatabase } from '../scripts/lib/harness.js';
 
@@ -20,13 +21,42 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/**
+ * With BENCH_EXPLAIN=1 the servers' database sessions load auto_explain: PostgreSQL writes the plan of every
+ * statement they run, with actual times, buffers and trigger times, to its log (read it with bench/plans.ts).
+ */
+function serverDatabaseUrl(url: string): string {
+  if (!process.env.BENCH_EXPLAIN) return url;
+  const options = [
+    'session_preload_libraries=auto_explain',
+    'auto_explain.log_min_duration=0',
+    'auto_explain.log_analyze=on',
+    'auto_explain.log_buffers=on',
+    'auto_explain.log_triggers=on',
+    'auto_explain.log_timing=on',
+  ].map((option) => `-c ${option}`);
+  return `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(options.join(' '))}`;
+}
+
+/** Extra node flags for the server processes, e.g. `--cpu-prof --cpu-prof-dir=bench/results/profiles`. */
+const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
+/** The node flags `npm start` gives the server (`node <flags> dist/server.js` in package.json). */
+const START_FLAGS = (
+  JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.match(/^node (.*) dist\/server\.js$/)?.[1] ??
+  ''
+)
+  .split(' ')
+  .filter(Boolean);
+
+/** The servers run as `npm start` runs them: the compiled dist/server.js (bench/run.ts builds it first). */
 function startServer(port: number, databaseUrl: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  return spawn(process.execPath, [...SERVER_NODE_FLAGS, ...START_FLAGS, 'dist/server.js'], {
     env: {
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: serverDatabaseUrl(databaseUrl),
       LOG_LEVEL: 'warn',
       RATE_LIMIT_MAX: '10000000',
       LOGIN_MAX_FAILURES: '1000',
@@ -236,4 +266,20 @@ export function sampleRss(pids: number[], everyMs = 250): { stop(): number[] } {
       return max.map((kb) => round1(kb / 1024));
     },
   };
+}
+
+/** The PostgreSQL server processes serving a database's connections (their CPU is the database's work). */
+export async function postgresBackends(databaseUrl: string): Promise<number[]> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [name],
+    );
+    return rows.map((row) => row.pid);
+  } finally {
+    await client.end();
+  }
 }

@@ -1,9 +1,11 @@
 import { Pool } from 'undici';
 import {
+  type Cluster,
+  cpuSeconds,
   createEvent,
-  json,
   lcg,
   percentile,
+  postgresBackends,
   registerAdmin,
   registerUsers,
   round1,
@@ -31,6 +33,34 @@ export interface HttpResult {
   auditClean: boolean;
   /** Highest resident memory of each server process during the run, MB. */
   maxRssMb: number[];
+  cpu: CpuPerOrder;
+}
+
+/** CPU seconds of the servers, this process and the database's backends, from the start of the window to `stop`. */
+async function sampleCpu(cluster: Cluster) {
+  const backends = () => postgresBackends(cluster.databaseUrl);
+  const usage = (own: NodeJS.CpuUsage) => (own.user + own.system) / 1e6;
+  const servers0 = cluster.pids.map(cpuSeconds);
+  const own0 = process.cpuUsage();
+  const pg0 = new Map((await backends()).map((pid) => [pid, cpuSeconds(pid)]));
+  return {
+    async stop(seconds: number, orders: number): Promise<CpuPerOrder> {
+      const servers = cluster.pids.map((pid, i) => cpuSeconds(pid) - (servers0[i] as number));
+      const generator = usage(process.cpuUsage(own0));
+      let postgres = 0;
+      for (const pid of await backends()) postgres += cpuSeconds(pid) - (pg0.get(pid) ?? 0);
+      const perOrder = (s: number) => Math.round((s * 1e6) / Math.max(1, orders));
+      const percent = (s: number) => Math.round((s / seconds) * 100);
+      return {
+        serverUs: servers.map(perOrder),
+        generatorUs: perOrder(generator),
+        postgresUs: perOrder(postgres),
+        serverPercent: servers.map(percent),
+        generatorPercent: percent(generator),
+        postgresPercent: percent(postgres),
+      };
+    },
+  };
 }
 
 export interface HttpBenchOptions {
@@ -39,6 +69,33 @@ export interface HttpBenchOptions {
   concurrency: number;
   seconds: number;
   instances: number;
+}
+
+/** CPU used during the measured window, per order placed: each server, the load generator, PostgreSQL. */
+export interface CpuPerOrder {
+  serverUs: number[];
+  generatorUs: number;
+  postgresUs: number;
+  /** Share of one core each used during the window, %. */
+  serverPercent: number[];
+  generatorPercent: number;
+  postgresPercent: number;
+}
+
+/** A request body encoded once, before the run, so that the generator spends its CPU on sending. */
+function encodedOrders(optionId: string, count: number): Buffer[] {
+  const random = lcg(7);
+  return Array.from({ length: count }, () =>
+    Buffer.from(
+      JSON.stringify({
+        optionId,
+        side: random() < 0.5 ? 'YES' : 'NO',
+        action: 'BUY',
+        quantity: 1 + Math.floor(random() * 5),
+        limitPriceCents: 45 + Math.floor(random() * 11),
+      }),
+    ),
+  );
 }
 
 export async function benchHttp(options: HttpBenchOptions): Promise<HttpResult> {
@@ -56,34 +113,45 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpResult> 
     });
     const tokens = await registerUsers(pools, options.users);
 
+    const bodies = encodedOrders(optionId as string, 8192);
+    const headers = tokens.map((token) => ({
+      'content-type': 'application/json',
+      authorization: `Bearer ${token}`,
+    }));
     const latencies: number[] = [];
     let orders = 0;
     let errors = 0;
-    const random = lcg();
+    let sent = 0;
     const rss = sampleRss(cluster.pids);
+    const cpu = await sampleCpu(cluster);
     const deadline = Date.now() + options.seconds * 1000;
     const started = Date.now();
     await Promise.all(
       Array.from({ length: options.concurrency }, async (_, worker) => {
         const pool = pools[worker % pools.length] as Pool;
         while (Date.now() < deadline) {
-          const token = tokens[Math.floor(random() * tokens.length)] as string;
-          const body = {
-            optionId,
-            side: random() < 0.5 ? 'YES' : 'NO',
-            action: 'BUY',
-            quantity: 1 + Math.floor(random() * 5),
-            limitPriceCents: 45 + Math.floor(random() * 11),
-          };
+          const n = sent++;
           const t0 = performance.now();
-          const res = await json(pool, 'POST', '/api/limit-orders', token, body).catch(() => ({ status: 0 }));
+          const status = await pool
+            .request({
+              method: 'POST',
+              path: '/api/limit-orders',
+              headers: headers[n % headers.length] as Record<string, string>,
+              body: bodies[n % bodies.length] as Buffer,
+            })
+            .then(async (res) => {
+              await res.body.dump();
+              return res.statusCode;
+            })
+            .catch(() => 0);
           latencies.push(performance.now() - t0);
-          if (res.status === 201) orders++;
+          if (status === 201) orders++;
           else errors++;
         }
       }),
     );
     const seconds = (Date.now() - started) / 1000;
+    const used = await cpu.stop(seconds, orders);
     const maxRssMb = rss.stop();
     const auditClean = await runAudit(cluster.databaseUrl);
 
@@ -100,6 +168,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpResult> 
       p99Ms: round1(percentile(latencies, 99)),
       auditClean,
       maxRssMb,
+      cpu: used,
     };
   } finally {
     await Promise.all(pools.map((pool) => pool.close()));

@@ -4,10 +4,12 @@ import {
   createThrowawayDatabase,
   freePort,
   inParallel,
+  openMarkets,
   runAudit,
   type ServerProcess,
   seededRandom,
   startServer,
+  verdict,
   waitReady,
 } from './lib/harness.js';
 
@@ -94,7 +96,9 @@ async function main(): Promise<number> {
       const runFor = last ? 1500 : 1000 + Math.floor(random() * 3000);
       const stopAt = Date.now() + runFor;
       const before = acknowledged.length;
-      const load = runLoad(api, round, tokens, optionIds, () => Date.now() > stopAt);
+      // A round that ends in a kill keeps its load running until the kill, so the kill always lands under load.
+      let killed = false;
+      const load = runLoad(api, round, tokens, optionIds, () => (last ? Date.now() > stopAt : killed));
       if (last) {
         await load;
         server.child.kill('SIGTERM');
@@ -104,6 +108,7 @@ async function main(): Promise<number> {
         await new Promise((resolve) => setTimeout(resolve, runFor));
         if (midBatch && (await insideBatch(database.url))) counts.killsInsideBatch += 1;
         server.child.kill('SIGKILL');
+        killed = true;
         await server.exited;
         await load;
       }
@@ -130,12 +135,7 @@ async function main(): Promise<number> {
     if (keep) log(`database kept: ${database.url}`);
     else await database.drop();
   }
-  if (failures.length > 0) {
-    log(`\nFAILED (${failures.length}):\n  ${failures.slice(0, 50).join('\n  ')}`);
-    return 1;
-  }
-  log('\ncrash test passed');
-  return 0;
+  return verdict('crash test', failures, log);
 }
 
 /**
@@ -165,23 +165,7 @@ async function prepare(api: Api): Promise<{ tokens: string[]; optionIds: string[
   const admin = await api.ok<{ token: string }>('POST', '/api/auth/register', {
     body: { email: ADMIN, password: 'crash admin password' },
   });
-  const optionIds: string[] = [];
-  for (let i = 0; i < 2; i++) {
-    const market = await api.ok<{ options: { id: string }[] }>('POST', '/api/admin/events', {
-      token: admin.token,
-      body: {
-        title: `Crash market ${i}`,
-        category: 'cricket',
-        closesAt: new Date(Date.now() + 86_400_000).toISOString(),
-        options: [
-          { label: 'Home', liquidityCents: 50_000 },
-          { label: 'Away', liquidityCents: 50_000 },
-        ],
-        open: true,
-      },
-    });
-    optionIds.push(...market.options.map((option) => option.id));
-  }
+  const optionIds = await openMarkets(api, admin.token, 2, 'Crash market');
   const tokens: string[] = [];
   await inParallel(
     Array.from({ length: userCount }, (_, i) => i),

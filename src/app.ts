@@ -5,52 +5,40 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
-import { AccountsRepository } from './modules/accounts/repository.js';
 import { accountsRoutes } from './modules/accounts/routes.js';
-import { AccountsService } from './modules/accounts/service.js';
 import { adminRoutes } from './modules/admin/routes.js';
-import { automationRoutes, createAutomation } from './modules/automation/module.js';
-import { competitionsRoutes, createCompetitions } from './modules/competitions/module.js';
-import { FlagsRepository } from './modules/flags/repository.js';
+import { automationRoutes } from './modules/automation/module.js';
+import { competitionsRoutes } from './modules/competitions/module.js';
 import { flagsRoutes } from './modules/flags/routes.js';
-import { FlagsService, flagPrerequisites } from './modules/flags/service.js';
-import { createGamification, gamificationModule } from './modules/gamification/module.js';
+import { gamificationModule } from './modules/gamification/module.js';
 import { healthRoutes } from './modules/health/routes.js';
-import { createIntegrations, integrationsRoutes } from './modules/integrations/module.js';
-import { LedgerRepository } from './modules/ledger/repository.js';
-import { seedDemoCatalogue } from './modules/markets/demo.js';
-import { DisputesRepository } from './modules/markets/disputes-repository.js';
-import { MarketReadCache } from './modules/markets/read-cache.js';
-import { MarketsRepository } from './modules/markets/repository.js';
+import { integrationsRoutes } from './modules/integrations/module.js';
+import { seedDemo } from './modules/markets/demo.js';
 import { marketsRoutes } from './modules/markets/routes.js';
-import { MarketsService } from './modules/markets/service.js';
-import { NotificationsRepository } from './modules/notifications/repository.js';
 import { notificationsRoutes } from './modules/notifications/routes.js';
-import { NotificationsService } from './modules/notifications/service.js';
-import { createProfile, profileModule } from './modules/profile/module.js';
-import { createSocial, socialModule } from './modules/social/module.js';
-import { StreamHub } from './modules/stream/hub.js';
-import { StreamRepository } from './modules/stream/repository.js';
+import { profileModule } from './modules/profile/module.js';
+import { socialModule } from './modules/social/module.js';
 import { streamRoutes } from './modules/stream/routes.js';
-import { StreamService } from './modules/stream/service.js';
-import { TradingRepository } from './modules/trading/repository.js';
 import { tradingRoutes } from './modules/trading/routes.js';
-import { TradingService } from './modules/trading/service.js';
 import { webApp } from './modules/web/plugin.js';
-import { createWebhooks, webhooksRoutes } from './modules/webhooks/module.js';
+import { webhooksRoutes } from './modules/webhooks/module.js';
+import { asyncapiDocument } from './openapi/asyncapi.js';
+import { swaggerOptions } from './openapi/document.js';
 import { authPlugin } from './platform/auth.js';
 import type { Config } from './platform/config.js';
 import type { Database } from './platform/db/database.js';
 import { registerErrorHandling } from './platform/errors.js';
 import { ErrorBody } from './platform/http.js';
-import { JobRunner } from './platform/jobs.js';
 import { createMetrics, type Metrics, metricsPlugin } from './platform/metrics.js';
 import { rateLimitPlugin } from './platform/rate-limit.js';
 import { installValidators } from './platform/validation.js';
+import { createServices, type Services } from './services.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    jobs: JobRunner;
+    jobs: Services['jobs'];
+    /** What the composition root built (tests and tools reach services through it). */
+    services: Services;
   }
 }
 
@@ -141,107 +129,40 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onRequest', (request, reply, done) => {
     securityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined));
   });
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Prediction-market exchange API',
-        version: '1.0.0',
-        description:
-          'Trade YES/NO shares on the options of real-world events. Money is integer cents; prices are ' +
-          'cents 1..99 per share (a YES price p is a NO price 100-p). Errors are `{error, code, details}`. ' +
-          'Lists take `limit` (1..200, default 50) and `cursor` and return `{data, nextCursor}`. ' +
-          'Every response carries RateLimit-Limit/Remaining/Reset headers; a 429 carries Retry-After.',
-      },
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key or a session token' },
-        },
-      },
-    },
-  });
+  await app.register(swagger, swaggerOptions(config.publicUrl));
   app.addSchema(ErrorBody);
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  const asyncapi = asyncapiDocument(config.publicUrl);
+  app.get('/api/asyncapi.json', { schema: { hide: true } }, async () => asyncapi);
 
   const metrics = deps.metrics ?? createMetrics();
   await app.register(metricsPlugin, { metrics });
-  const jobs = new JobRunner(app.log, metrics);
+  const services = await createServices({ config, database, log: app.log, metrics });
+  const { accounts, notifications, trading, markets, stream, marketReads, jobs } = services;
   app.decorate('jobs', jobs);
-
-  const ledger = new LedgerRepository();
-  const accounts = new AccountsService(database.db, new AccountsRepository(), ledger, config);
-  await accounts.ensureAdmin();
-  app.addHook('onReady', () => accounts.watchCredentialChanges(database));
-  app.addHook('onClose', () => accounts.stopWatchingCredentialChanges());
-  const notifications = new NotificationsService(database.db, new NotificationsRepository());
-  const trading = new TradingService(database.db, new TradingRepository(), ledger, config);
-  const markets = new MarketsService(
-    database.db,
-    new MarketsRepository(),
-    new DisputesRepository(),
-    trading,
-    ledger,
-    notifications,
-    config,
-  );
-  jobs.register('expire-orders', () => trading.expireDueOrders());
-  jobs.register('close-events', () => markets.closeDueEvents());
-  jobs.register('settle-events', () => markets.settleDueEvents());
-  const stream = new StreamService(database.db, database, new StreamRepository(), new StreamHub(), app.log);
-  stream.attach(trading);
-  app.addHook('onReady', () => stream.start());
-  app.addHook('onClose', () => stream.stop());
-  const marketReads = new MarketReadCache(markets, database, app.log);
-  marketReads.attach(trading);
-  app.addHook('onReady', () => marketReads.start());
-  app.addHook('onClose', () => marketReads.stop());
+  app.decorate('services', services);
+  app.addHook('onReady', () => services.listen());
+  app.addHook('onClose', () => services.stopListening());
   app.addHook('onSend', async (request) => marketReads.afterResponse(request.method));
+  const { gamification, profile, social, competitions, flags, integrations, webhooks, automation } = services;
   if (config.seedDemo && database.kind === 'pglite' && (await markets.isEmpty())) {
-    const loaded = await seedDemoCatalogue(markets);
-    app.log.info({ events: loaded }, 'loaded the demo catalogue');
+    const loaded = await seedDemo({
+      markets,
+      accounts,
+      discussion: social.discussion,
+      tournaments: competitions.tournaments,
+    });
+    app.log.info({ events: loaded }, 'loaded the demo catalogue, its traders, posts and tournament');
   }
-  const gamification = createGamification({ db: database.db, ledger, notifications, jobs, settings: config });
-  const profile = createProfile({ db: database.db, notifications, config });
-  const social = createSocial({
-    db: database.db,
-    markets,
-    notifications,
-    profile,
-    gamification,
-    credentials: accounts,
-  });
-  const competitions = createCompetitions({
-    db: database.db,
-    ledger,
-    notifications,
-    social,
-    accounts,
-    jobs,
-  });
-  const flags = new FlagsService(database.db, new FlagsRepository(), {
-    refreshMs: config.flagsRefreshMs,
-    prerequisites: flagPrerequisites(config),
-  });
-  const integrations = createIntegrations({ config, db: database.db, flags, log: app.log });
-  const webhooks = createWebhooks({ db: database.db, notifications, jobs, config });
-  const automation = createAutomation({
-    db: database.db,
-    trading,
-    notifications,
-    outbox: webhooks.outbox,
-    flags,
-    jobs,
-    log: app.log,
-    config,
-  });
 
-  await app.register(authPlugin, { resolve: (token) => accounts.resolveCredential(token) });
+  await app.register(authPlugin, { resolve: (token, address) => accounts.resolveCredential(token, address) });
   await app.register(rateLimitPlugin, {
     max: config.rateLimitMax,
     windowMs: config.rateLimitWindowMs,
     redis: deps.redis,
     keyPrefix: config.redisKeyPrefix,
+    metrics,
   });
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request, reply) =>
     reply
@@ -254,8 +175,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(notificationsRoutes, { notifications });
   await app.register(marketsRoutes, { markets, reads: marketReads });
   await app.register(tradingRoutes, { trading, markets });
-  await app.register(adminRoutes, { markets });
-  await app.register(streamRoutes, { stream, resolve: (token) => accounts.resolveCredential(token) });
+  await app.register(adminRoutes, { markets, audit: services.audit });
+  await app.register(streamRoutes, {
+    stream,
+    resolve: (token, address) => accounts.resolveCredential(token, address),
+  });
   await app.register(gamificationModule, { gamification });
   await app.register(profileModule, { profile });
   await app.register(socialModule, { social });

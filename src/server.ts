@@ -15,9 +15,17 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const database = await openConfiguredDatabase(config);
+  // Lost connections are told to the app's log once it exists, to stderr before.
+  let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+  const databaseLog = {
+    warn(details: object, message: string) {
+      if (app) app.log.warn(details, message);
+      else process.stderr.write(`${message}\n`);
+    },
+  };
+  const database = await openConfiguredDatabase(config, databaseLog);
   const redis = connectRedis(config.redisUrl);
-  const app = await buildApp({ config, database, redis });
+  app = await buildApp({ config, database, redis });
 
   // SIGINT/SIGTERM: stop accepting connections, let in-flight requests finish, then close the database.
   closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {

@@ -123,6 +123,7 @@ export async function createThrowawayDatabase(adminUrl: string, prefix: string):
 export interface JsonResponse {
   status: number;
   body: unknown;
+  headers: Record<string, string | string[] | undefined>;
   /** Milliseconds from sending to the last byte of the body. */
   ms: number;
 }
@@ -131,8 +132,13 @@ export interface JsonResponse {
 export class Api {
   private readonly pool: Pool;
 
-  constructor(port: number, connections: number) {
-    this.pool = new Pool(`http://127.0.0.1:${port}`, { connections, pipelining: 1 });
+  /** `timeoutMs` bounds the wait for a response's headers and between its body's chunks (undici's default: 300 s). */
+  constructor(port: number, connections: number, timeoutMs?: number) {
+    this.pool = new Pool(`http://127.0.0.1:${port}`, {
+      connections,
+      pipelining: 1,
+      ...(timeoutMs ? { headersTimeout: timeoutMs, bodyTimeout: timeoutMs } : {}),
+    });
   }
 
   async request(
@@ -153,7 +159,7 @@ export class Api {
     const text = await response.body.text();
     let body: unknown = text;
     if ((response.headers['content-type'] ?? '').toString().includes('json') && text) body = JSON.parse(text);
-    return { status: response.statusCode, body, ms: performance.now() - started };
+    return { status: response.statusCode, body, headers: response.headers, ms: performance.now() - started };
   }
 
   /** The body of a successful request; anything else is an error with the status and body. */
@@ -224,4 +230,41 @@ export async function runAudit(
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   return { code, output };
+}
+
+/** Opens `count` cricket markets of two options (Home, Away) with house liquidity; returns their option ids. */
+export async function openMarkets(
+  api: Api,
+  adminToken: string,
+  count: number,
+  title: string,
+): Promise<string[]> {
+  const optionIds: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const market = await api.ok<{ options: { id: string }[] }>('POST', '/api/admin/events', {
+      token: adminToken,
+      body: {
+        title: `${title} ${i}`,
+        category: 'cricket',
+        closesAt: new Date(Date.now() + 86_400_000).toISOString(),
+        options: [
+          { label: 'Home', liquidityCents: 50_000 },
+          { label: 'Away', liquidityCents: 50_000 },
+        ],
+        open: true,
+      },
+    });
+    optionIds.push(...market.options.map((option) => option.id));
+  }
+  return optionIds;
+}
+
+/** Prints a run's verdict (its failures, or that it passed) and returns the exit code: 1 on any failure. */
+export function verdict(name: string, failures: string[], log: (line: string) => void): number {
+  if (failures.length > 0) {
+    log(`\nFAILED (${failures.length}):\n  ${failures.slice(0, 50).join('\n  ')}`);
+    return 1;
+  }
+  log(`\n${name} passed`);
+  return 0;
 }

@@ -1,19 +1,13 @@
 import { readFileSync } from 'node:fs';
+import pino from 'pino';
 import type { Outcome } from '../exchange/positions.js';
-import { AccountsRepository } from '../modules/accounts/repository.js';
-import { AccountsService } from '../modules/accounts/service.js';
-import { LedgerRepository } from '../modules/ledger/repository.js';
 import { seedDemoCatalogue } from '../modules/markets/demo.js';
-import { DisputesRepository } from '../modules/markets/disputes-repository.js';
-import { MarketsRepository } from '../modules/markets/repository.js';
-import { MarketsService, type NewEventInput } from '../modules/markets/service.js';
-import { NotificationsRepository } from '../modules/notifications/repository.js';
-import { NotificationsService } from '../modules/notifications/service.js';
-import { TradingRepository } from '../modules/trading/repository.js';
-import { TradingService } from '../modules/trading/service.js';
+import type { NewEventInput } from '../modules/markets/service.js';
 import { loadConfig } from '../platform/config.js';
 import { AppError } from '../platform/errors.js';
+import { createMetrics } from '../platform/metrics.js';
 import { openConfiguredDatabase } from '../platform/runtime.js';
+import { createServices } from '../services.js';
 
 const USAGE = `Operator commands: npm run admin -- <command> [arguments]
 
@@ -33,18 +27,8 @@ const USAGE = `Operator commands: npm run admin -- <command> [arguments]
 
 const config = loadConfig();
 const database = await openConfiguredDatabase(config);
-const ledger = new LedgerRepository();
-const notifications = new NotificationsService(database.db, new NotificationsRepository());
-const trading = new TradingService(database.db, new TradingRepository(), ledger, config);
-const markets = new MarketsService(
-  database.db,
-  new MarketsRepository(),
-  new DisputesRepository(),
-  trading,
-  ledger,
-  notifications,
-  config,
-);
+const log = pino({ level: config.logLevel }, pino.destination(2));
+const { markets, accounts } = await createServices({ config, database, log, metrics: createMetrics() });
 
 const print = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -102,7 +86,6 @@ async function run(args: string[]): Promise<void> {
       );
     }
     case 'make-admin': {
-      const accounts = new AccountsService(database.db, new AccountsRepository(), ledger, config);
       return print({ email: rest[0], promoted: await accounts.promoteToAdmin(rest[0] ?? '') });
     }
     case 'seed-demo':

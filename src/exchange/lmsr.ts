@@ -24,8 +24,22 @@ export function exposure(amm: AmmState): number {
   return amm.offset + amm.noShares - amm.yesShares;
 }
 
+/** Q(t) for every tick of one liquidity, computed once: the maker is asked for its quotes at every tick of every match. */
+const boundaries = new Map<number, Float64Array>();
+const MAX_TABLES = 1_000;
+
 function boundary(liquidityCents: number, tick: number): number {
-  return (liquidityCents / PAYOUT_CENTS) * Math.log(tick / (PAYOUT_CENTS - tick));
+  if (tick < MIN_PRICE || tick > MAX_PRICE)
+    return (liquidityCents / PAYOUT_CENTS) * Math.log(tick / (PAYOUT_CENTS - tick));
+  let table = boundaries.get(liquidityCents);
+  if (!table) {
+    if (boundaries.size >= MAX_TABLES) boundaries.clear();
+    table = new Float64Array(PAYOUT_CENTS);
+    for (let t = MIN_PRICE; t <= MAX_PRICE; t++)
+      table[t] = (liquidityCents / PAYOUT_CENTS) * Math.log(t / (PAYOUT_CENTS - t));
+    boundaries.set(liquidityCents, table);
+  }
+  return table[tick] as number;
 }
 
 /** Upper exposure boundary of the ask at tick t (rounded down: never sell below the marginal price). */

@@ -63,11 +63,9 @@ export function matchOrder(book: OrderBook, amm: AmmState | null, incoming: Inco
   const selfTradeCancels: RestingOrder[] = [];
   let remaining = incoming.quantity;
 
-  const prices: number[] = [];
-  if (bookSide === 'bid') for (let p = MIN_PRICE; p <= limit; p++) prices.push(p);
-  else for (let p = MAX_PRICE; p >= limit; p--) prices.push(p);
-
-  for (const price of prices) {
+  // Best price first: a bid walks the asks up from the lowest, an ask walks the bids down from the highest.
+  const step = bookSide === 'bid' ? 1 : -1;
+  for (let price = bookSide === 'bid' ? MIN_PRICE : MAX_PRICE; price * step <= limit * step; price += step) {
     if (remaining === 0) break;
     const level = book.level(opposite, price);
     while (remaining > 0 && level.size > 0) {

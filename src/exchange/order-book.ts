@@ -95,7 +95,10 @@ export interface LevelView {
   orders: number;
 }
 
-/** The resting orders of one option, by ladder side and YES price, in time order within a price. */
+/**
+ * The resting orders of one option, by ladder side and YES price, in time order within a price. It also serves as
+ * the ladder's resting levels (`at`, `occupied`).
+ */
 export class OrderBook {
   private readonly bids: Level[] = [];
   private readonly asks: Level[] = [];
@@ -178,6 +181,18 @@ export class OrderBook {
     } else {
       level.reduce(quantity);
       order.remaining -= quantity;
+    }
+  }
+
+  at(side: BookSide, priceCents: number): { quantity: number; orders: number } {
+    const level = this.level(side, priceCents);
+    return { quantity: level.quantity, orders: level.size };
+  }
+
+  *occupied(): Generator<{ side: BookSide; priceCents: number }> {
+    for (const side of ['bid', 'ask'] as const) {
+      for (let price = MIN_PRICE; price <= MAX_PRICE; price++)
+        if (this.level(side, price).size > 0) yield { side, priceCents: price };
     }
   }
 

@@ -12,8 +12,11 @@ export interface AuthUser {
   credential: { kind: 'session' | 'apiKey'; id: number };
 }
 
-/** Looks up who a bearer token belongs to; null when it is unknown, expired or revoked. */
-export type CredentialResolver = (token: string) => Promise<AuthUser | null>;
+/**
+ * Looks up who a bearer token belongs to; null when it is unknown, expired or revoked. `address` is where the
+ * request came from, recorded as the credential's last use.
+ */
+export type CredentialResolver = (token: string, address?: string) => Promise<AuthUser | null>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -60,7 +63,7 @@ export const authPlugin = fp<{ resolve: CredentialResolver }>(
     app.addHook('onRequest', async (request) => {
       const token = bearerOf(request);
       if (token === null) return;
-      const user = token.length > 0 && token.length <= 200 ? await resolve(token) : null;
+      const user = token.length > 0 && token.length <= 200 ? await resolve(token, request.ip) : null;
       if (user) request.user = user;
       else request.badCredentials = true;
     });

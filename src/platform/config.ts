@@ -1,3 +1,5 @@
+import type { DatabaseTimeouts } from './db/pool.js';
+
 /**
  * Configuration comes only from environment variables and is validated once at start.
  * A wrong value stops the process with a message that names the variable.
@@ -10,6 +12,9 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   databaseUrl: string | null;
   dataDir: string;
+  /** Bounds of every wait on PostgreSQL (milliseconds; 0 = none). */
+  database: { poolSize: number; timeouts: DatabaseTimeouts };
+  maxQueuedOrdersPerOption: number;
   redisUrl: string | null;
   redisKeyPrefix: string;
   publicUrl: string;
@@ -19,6 +24,12 @@ export interface Config {
   sessionTtlHours: number;
   /** How long an instance trusts a credential it has looked up; 0 looks every request up. */
   authCacheTtlMs: number;
+  /** Bound of the public read cache (market lists, event details, order books kept as JSON), in MB. */
+  readCacheMaxMb: number;
+  /** How many options' order books are kept in memory between batches (the most recently used). */
+  booksInMemory: number;
+  /** Runs of one statement text after which it is prepared on PostgreSQL; 0 never prepares. */
+  pgPrepareThreshold: number;
   rateLimitMax: number;
   rateLimitWindowMs: number;
   loginMaxFailures: number;
@@ -179,6 +190,8 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: raw(env, 'DATA_DIR') ?? './data',
+    database: databaseConfig(env),
+    maxQueuedOrdersPerOption: int(env, 'MAX_QUEUED_ORDERS_PER_OPTION', 1000, 1, 1_000_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: raw(env, 'REDIS_KEY_PREFIX') ?? 'pmx:',
     publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,
@@ -187,6 +200,9 @@ export function loadConfig(env: Env = process.env): Config {
     streakTimezone: timezone(env, 'STREAK_TIMEZONE', 'Asia/Kolkata'),
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 24 * 30, 1, 24 * 365),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 300_000),
+    readCacheMaxMb: int(env, 'READ_CACHE_MAX_MB', 16, 1, 4096),
+    booksInMemory: int(env, 'BOOKS_IN_MEMORY', 2_000, 16, 1_000_000),
+    pgPrepareThreshold: int(env, 'PG_PREPARE_THRESHOLD', 5, 0, 1_000_000),
     rateLimitMax: int(env, 'RATE_LIMIT_MAX', 60, 1, 10_000_000),
     rateLimitWindowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
     loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),
@@ -215,6 +231,20 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 50, 60_000),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
   };
+}
+
+function databaseConfig(env: Env): Config['database'] {
+  const timeouts = {
+    acquireMs: int(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', 2000, 0, 600_000),
+    statementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0, 3_600_000),
+    lockMs: int(env, 'DATABASE_LOCK_TIMEOUT_MS', 2000, 0, 3_600_000),
+    idleInTransactionMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 0, 3_600_000),
+  };
+  // A lock wait is a statement: at or past the statement timeout, a busy option would never be told apart.
+  if (timeouts.statementMs > 0 && (timeouts.lockMs === 0 || timeouts.lockMs >= timeouts.statementMs)) {
+    throw new ConfigError('DATABASE_LOCK_TIMEOUT_MS', 'must be set below DATABASE_STATEMENT_TIMEOUT_MS');
+  }
+  return { poolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000), timeouts };
 }
 
 /** A provider key without its provider's address is a deployment mistake worth stopping for. */

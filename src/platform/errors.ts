@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { isDatabaseUnavailable } from './db/types.js';
 
 /** Every failure the API reports is one of these; status and code are decided here and nowhere else. */
 export class AppError extends Error {
@@ -99,6 +101,23 @@ export class ProviderNotConfiguredError extends AppError {
   }
 }
 
+/** A dependency is out of reach or too busy: the request may be retried after `retryAfterSeconds`. */
+export class ServiceUnavailableError extends AppError {
+  constructor(
+    code: string,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(503, code, message, { retryAfterSeconds });
+  }
+}
+
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor() {
+    super('DATABASE_UNAVAILABLE', 'The database is unavailable; retry shortly', 1);
+  }
+}
+
 interface ErrorBody {
   error: string;
   code: string;
@@ -124,6 +143,8 @@ function fieldsOf(error: FastifyError): FieldProblem[] {
 
 /** Maps anything thrown in the app to the JSON error model; internals never leave the process. */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
+  if (!(error instanceof AppError) && isDatabaseUnavailable(error))
+    return toErrorResponse(new DatabaseUnavailableError());
   if (error instanceof AppError) {
     const body: ErrorBody = { error: error.message, code: error.code };
     if (error.details !== undefined) body.details = error.details;
@@ -173,11 +194,46 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   return { status: 500, body: { error: 'Internal server error', code: 'INTERNAL_ERROR' } };
 }
 
+/** How much of a body over the limit is read and thrown away so that its client can read the 413, and for how long. */
+const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
+const DISCARD_MAX_MS = 10_000;
+
+/**
+ * Reads what is left of a request's body and throws it away, up to a bound. A client still sending a body when the
+ * server answers and closes the connection gets a reset (Node's fetch: EPIPE) instead of the answer; once the body
+ * has been read, the answer reaches it and the connection may even stay open. True when the body was read whole.
+ */
+function discardBody(request: IncomingMessage): Promise<boolean> {
+  if (request.complete || request.readableEnded) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let read = 0;
+    const finish = (whole: boolean) => {
+      clearTimeout(timer);
+      request.off('data', onData).off('end', onEnd).off('close', onClose);
+      resolve(whole);
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > DISCARD_MAX_BYTES) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onClose = () => finish(false);
+    const timer = setTimeout(() => finish(false), DISCARD_MAX_MS);
+    request.on('data', onData).on('end', onEnd).on('close', onClose);
+    request.resume();
+  });
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
     const { status, body } = toErrorResponse(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status === 413 && (await discardBody(request.raw))) reply.removeHeader('connection');
+    if (status === 503 && body.code === 'DATABASE_UNAVAILABLE')
+      request.log.warn({ err: error }, 'database unavailable');
+    else if (status >= 500) request.log.error({ err: error }, 'request failed');
     if (status === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', 60);
+    const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+    if (status === 503 && typeof retryAfter === 'number') reply.header('retry-after', retryAfter);
     return reply.status(status).send(body);
   });
 }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { isDatabaseUnavailable } from './db/types.js';
 import type { Metrics } from './metrics.js';
 
 /**
@@ -52,8 +53,11 @@ export class JobRunner {
             const handled = await job();
             this.metrics.jobRuns.inc({ job: name, outcome: handled > 0 ? 'worked' : 'idle' });
           } catch (err) {
+            // A failed run is retried on the next tick; the database out of reach is a fault it survives.
             this.metrics.jobRuns.inc({ job: name, outcome: 'failed' });
-            this.log.error({ err, job: name }, 'job failed');
+            if (isDatabaseUnavailable(err))
+              this.log.warn({ err, job: name }, 'job failed: database unavailable');
+            else this.log.error({ err, job: name }, 'job failed');
           } finally {
             busy = false;
           }

@@ -8,6 +8,9 @@ export interface Metrics {
   fills: Counter;
   jobRuns: Counter<'job' | 'outcome'>;
   jobLagSeconds: Histogram<'job'>;
+  batchFailures: Counter;
+  ordersRefused: Counter<'reason'>;
+  rateLimitFallbacks: Counter;
 }
 
 declare module 'fastify' {
@@ -28,6 +31,22 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
     fills: new Counter({ name: 'exchange_fills_total', help: 'Fills executed', registers: [registry] }),
+    batchFailures: new Counter({
+      name: 'exchange_order_batch_failures_total',
+      help: 'Order batches that failed and were placed request by request',
+      registers: [registry],
+    }),
+    ordersRefused: new Counter({
+      name: 'exchange_orders_unavailable_total',
+      help: 'Orders and cancels answered 503: queue_full, option_busy (lock timeout) or database',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    rateLimitFallbacks: new Counter({
+      name: 'rate_limit_local_fallback_total',
+      help: "Requests counted in this instance's memory because Redis was unreachable",
+      registers: [registry],
+    }),
     jobRuns: new Counter({
       name: 'jobs_runs_total',
       help: 'Background job runs',
@@ -64,7 +83,7 @@ export const metricsPlugin = fp<{ metrics: Metrics }>(
         reply.elapsedTime / 1000,
       );
     });
-    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    app.get('/metrics', { config: { rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
       reply.type(metrics.registry.contentType);
       return metrics.registry.metrics();
     });

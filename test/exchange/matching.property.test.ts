@@ -70,37 +70,37 @@ describe('matching engine properties', () => {
           const request = step as Parameters<World['place']>[0];
           const placed = world.place(request);
           if (!placed) continue;
-          const { match } = placed;
+          const { fills, order } = placed;
           const limit = toLadder(request.side, request.action, request.price);
 
           // Fills respect the limit, in price-time priority, never against the taker's own orders.
           let previous: [number, number] | null = null;
-          for (const fill of match.fills) {
+          for (const fill of fills) {
             const takerPrice = sidePrice(request.side, fill.yesPrice);
             if (request.action === 'BUY') expect(takerPrice).toBeLessThanOrEqual(request.price);
             else expect(takerPrice).toBeGreaterThanOrEqual(request.price);
-            if (fill.maker.kind === 'order') expect(fill.maker.order.userId).not.toBe(request.userId);
+            if (fill.makerOrderId !== null)
+              expect(world.orders.get(fill.makerOrderId)?.userId).not.toBe(request.userId);
             const rank: [number, number] = [
               limit.bookSide === 'bid' ? fill.yesPrice : -fill.yesPrice,
-              fill.maker.kind === 'order' ? fill.maker.order.id : Number.MAX_SAFE_INTEGER,
+              fill.makerOrderId ?? Number.MAX_SAFE_INTEGER,
             ];
             if (previous)
               expect(rank[0] > previous[0] || (rank[0] === previous[0] && rank[1] >= previous[1])).toBe(true);
             previous = rank;
           }
-          expect(match.filledQuantity + match.remaining).toBe(request.quantity);
+          expect(fills.reduce((sum, fill) => sum + fill.quantity, 0)).toBe(order.filledQuantity);
 
           // An order that did not fill completely left nothing it could have taken.
-          if (match.remaining > 0) {
+          if (order.filledQuantity < order.quantity) {
             const opposite = limit.bookSide === 'bid' ? world.book.depth('ask') : world.book.depth('bid');
             for (const level of opposite) {
               const crosses =
                 limit.bookSide === 'bid' ? level.price <= limit.bookPrice : level.price >= limit.bookPrice;
               if (crosses) {
-                for (const order of world.openOrders()) {
-                  const ladder = toLadder(order.side, order.action, order.price);
-                  if (ladder.bookPrice === level.price && ladder.bookSide !== limit.bookSide) {
-                    expect(order.userId).toBe(request.userId);
+                for (const resting of world.openOrders()) {
+                  if (resting.bookPrice === level.price && resting.bookSide !== limit.bookSide) {
+                    expect(resting.userId).toBe(request.userId);
                   }
                 }
               }
@@ -135,7 +135,7 @@ describe('matching engine properties', () => {
             const selling = world
               .openOrders()
               .filter((o) => o.userId === user && o.side === side && o.action === 'SELL')
-              .reduce((s, o) => s + o.quantity - o.filled, 0);
+              .reduce((s, o) => s + o.quantity - o.filledQuantity, 0);
             expect(held.reservedQuantity).toBe(selling);
             expect(held.quantity).toBeGreaterThanOrEqual(0);
           }

@@ -20,8 +20,8 @@ describe('matching', () => {
     const maker = w.place({ userId: 1, side: 'NO', action: 'BUY', price: 40, quantity: 10, rest: true })!;
     expect(w.balance({ kind: 'reserved', userId: 1 })).toBe(400);
     const taker = w.place({ userId: 2, side: 'YES', action: 'BUY', price: 70, quantity: 10, rest: false })!;
-    expect(taker.match.fills).toHaveLength(1);
-    expect(taker.match.fills[0]).toMatchObject({ yesPrice: 60, quantity: 10, kind: 'mint' });
+    expect(taker.fills).toHaveLength(1);
+    expect(taker.fills[0]).toMatchObject({ yesPrice: 60, quantity: 10, kind: 'mint' });
     expect(w.balance({ kind: 'cash', userId: 2 })).toBe(100_000 - 600);
     expect(w.balance({ kind: 'reserved', userId: 1 })).toBe(0);
     expect(w.balance({ kind: 'escrow', optionId: OPTION_ID })).toBe(1000);
@@ -44,12 +44,12 @@ describe('matching', () => {
       quantity: 4,
       rest: false,
     })!;
-    expect(transfer.match.fills[0]).toMatchObject({ kind: 'transfer', yesPrice: 55, quantity: 4 });
+    expect(transfer.fills[0]).toMatchObject({ kind: 'transfer', yesPrice: 55, quantity: 4 });
     expect(w.position(2, 'YES')).toMatchObject({ quantity: 6, costCents: 300, realizedPnlCents: 20 });
     // user 1 sells NO while user 2 sells YES: a merge releases escrow.
     w.place({ userId: 1, side: 'NO', action: 'SELL', price: 45, quantity: 6, rest: true });
     const merge = w.place({ userId: 2, side: 'YES', action: 'SELL', price: 50, quantity: 6, rest: false })!;
-    expect(merge.match.fills[0]).toMatchObject({ kind: 'merge', yesPrice: 55, quantity: 6 });
+    expect(merge.fills[0]).toMatchObject({ kind: 'merge', yesPrice: 55, quantity: 6 });
     expect(w.pairsMinted - w.pairsMerged).toBe(4);
     expect(w.balance({ kind: 'escrow', optionId: OPTION_ID })).toBe(400);
   });
@@ -60,9 +60,7 @@ describe('matching', () => {
     const b = w.place({ userId: 3, side: 'YES', action: 'BUY', price: 52, quantity: 5, rest: true })!;
     const c = w.place({ userId: 1, side: 'YES', action: 'BUY', price: 52, quantity: 5, rest: true })!;
     const taker = w.place({ userId: 2, side: 'NO', action: 'BUY', price: 50, quantity: 12, rest: false })!;
-    expect(
-      taker.match.fills.map((f) => [f.maker.kind === 'order' ? f.maker.order.id : 0, f.yesPrice, f.quantity]),
-    ).toEqual([
+    expect(taker.fills.map((f) => [f.makerOrderId ?? 0, f.yesPrice, f.quantity])).toEqual([
       [b.id, 52, 5],
       [c.id, 52, 5],
       [a.id, 50, 2],
@@ -74,8 +72,8 @@ describe('matching', () => {
     const own = w.place({ userId: 1, side: 'NO', action: 'BUY', price: 45, quantity: 5, rest: true })!;
     const other = w.place({ userId: 2, side: 'NO', action: 'BUY', price: 40, quantity: 5, rest: true })!;
     const taker = w.place({ userId: 1, side: 'YES', action: 'BUY', price: 60, quantity: 5, rest: false })!;
-    expect(taker.match.selfTradeCancels.map((o) => o.id)).toEqual([own.id]);
-    expect(taker.match.fills[0]?.maker).toMatchObject({ kind: 'order', order: { id: other.id } });
+    expect(taker.selfTradeCancelled.map((o) => o.id)).toEqual([own.id]);
+    expect(taker.fills[0]?.makerOrderId).toBe(other.id);
     expect(w.balance({ kind: 'reserved', userId: 1 })).toBe(0);
     expect(w.balance({ kind: 'cash', userId: 1 })).toBe(100_000 - 300);
   });
@@ -84,7 +82,7 @@ describe('matching', () => {
     const w = world(null, 100);
     w.place({ userId: 1, side: 'NO', action: 'BUY', price: 33, quantity: 3, rest: true });
     const taker = w.place({ userId: 2, side: 'YES', action: 'BUY', price: 67, quantity: 3, rest: false })!;
-    expect(taker.execution.takerFeeCents).toBe(3); // 1% of 201, rounded up
+    expect(taker.feeCents).toBe(3); // 1% of 201, rounded up
     expect(w.balance({ kind: 'fees' })).toBe(3);
     expect(w.position(2, 'YES').costCents).toBe(204);
   });
@@ -97,14 +95,14 @@ describe('the house market maker', () => {
     expect(levels.bids[0]?.[0]).toBe(49);
     expect(levels.asks[0]?.[0]).toBe(51);
     const taker = w.place({ userId: 1, side: 'YES', action: 'BUY', price: 60, quantity: 100, rest: false })!;
-    expect(taker.match.remaining).toBe(0);
-    expect(taker.match.fills.every((f) => f.maker.kind === 'amm' && f.kind === 'mint')).toBe(true);
-    expect(taker.match.fills[0]?.yesPrice).toBe(51);
+    expect(taker.order.filledQuantity).toBe(100);
+    expect(taker.fills.every((f) => f.makerOrderId === null && f.kind === 'mint')).toBe(true);
+    expect(taker.fills[0]?.yesPrice).toBe(51);
     expect(ammPrice(w.amm!)).toBeGreaterThan(50);
     expect(w.amm!.noShares).toBe(100);
     // Selling back: the maker sells its NO inventory, merging pairs.
     const back = w.place({ userId: 1, side: 'YES', action: 'SELL', price: 40, quantity: 100, rest: false })!;
-    expect(back.match.fills.every((f) => f.kind === 'merge')).toBe(true);
+    expect(back.fills.every((f) => f.kind === 'merge')).toBe(true);
     expect(w.amm!.noShares).toBe(0);
     expect(w.pairsMinted - w.pairsMerged).toBe(0);
     expect(w.balance({ kind: 'amm' })).toBeGreaterThan(0); // it earned the spread

@@ -1,10 +1,18 @@
-import { executeMatch, positionKey } from '../../src/exchange/execution.js';
+import {
+  applyPositionChanges,
+  type BookState,
+  type DecidedFill,
+  type Decision,
+  decide,
+  type Instruction,
+} from '../../src/exchange/decision.js';
+import { positionKey } from '../../src/exchange/execution.js';
 import { type AccountRef, accountKey, type JournalEntry, normaliseEntry } from '../../src/exchange/ledger.js';
 import type { AmmState } from '../../src/exchange/lmsr.js';
-import { matchOrder } from '../../src/exchange/matching.js';
 import type { Action, Side } from '../../src/exchange/money.js';
-import { OrderBook, toLadder } from '../../src/exchange/order-book.js';
-import { applyPositionChange, EMPTY_POSITION, type PositionState } from '../../src/exchange/positions.js';
+import { OrderBook } from '../../src/exchange/order-book.js';
+import { isResting, type OrderState } from '../../src/exchange/orders.js';
+import { EMPTY_POSITION, type PositionState } from '../../src/exchange/positions.js';
 
 export const OPTION_ID = 1;
 
@@ -14,31 +22,27 @@ export interface OrderRequest {
   action: Action;
   price: number;
   quantity: number;
+  /** A limit order whose rest rests; else a market order (immediate or cancel). */
   rest: boolean;
 }
 
-interface OrderRecord {
+export interface Placed {
   id: number;
-  userId: number;
-  side: Side;
-  action: Action;
-  price: number;
-  quantity: number;
-  filled: number;
-  reservedCents: number;
-  open: boolean;
+  order: OrderState;
+  fills: DecidedFill[];
+  selfTradeCancelled: OrderState[];
+  feeCents: number;
 }
 
 /**
- * A whole exchange in memory, built only from the pure core: the same steps the trading service takes in a
- * transaction (check collateral, match, execute, apply postings and positions, rest or cancel the remainder).
+ * A whole exchange in memory, built only from the pure core: every order decided by the same `decide` the trading
+ * service calls, its ledger entries, positions and orders applied as the service writes them.
  */
 export class World {
-  readonly book = new OrderBook();
+  readonly state: BookState = { book: new OrderBook(), orders: new Map() };
   readonly balances = new Map<string, number>();
   readonly positions = new Map<string, PositionState>();
-  readonly orders = new Map<number, OrderRecord>();
-  readonly fills: { takerId: number; makerId: number | null; yesPrice: number; quantity: number }[] = [];
+  readonly orders = new Map<number, OrderState>();
   pairsMinted = 0;
   pairsMerged = 0;
   private nextId = 1;
@@ -47,6 +51,10 @@ export class World {
     readonly amm: AmmState | null,
     readonly feeBps = 0,
   ) {}
+
+  get book(): OrderBook {
+    return this.state.book;
+  }
 
   balance(account: AccountRef): number {
     return this.balances.get(accountKey(account)) ?? 0;
@@ -74,95 +82,68 @@ export class World {
     return this.positions.get(positionKey(userId, side)) ?? EMPTY_POSITION;
   }
 
-  /** Places an order; returns null when collateral is missing (the API's 402/409). */
-  place(request: OrderRequest) {
+  /** Places an order; returns null when it is refused (the API's 402, 409). */
+  place(request: OrderRequest): Placed | null {
     const { userId, side, action, price, quantity } = request;
-    if (action === 'BUY') {
-      const needed = price * quantity + Math.ceil((price * quantity * this.feeBps) / 10_000);
-      if (this.balance({ kind: 'cash', userId }) < needed) return null;
-    } else {
-      const held = this.position(userId, side);
-      if (held.quantity - held.reservedQuantity < quantity) return null;
-    }
     const id = this.nextId++;
-    const match = matchOrder(this.book, this.amm, { id, userId, side, action, limitPrice: price, quantity });
-    for (const cancelled of match.selfTradeCancels) this.release(cancelled.id);
-    const resting = request.rest ? match.remaining : 0;
-    const execution = executeMatch(
-      OPTION_ID,
-      { orderId: id, userId, side, action, limitPrice: price, quantity },
-      match,
-      { feeBps: this.feeBps, restingQuantity: resting },
-    );
-    this.post({ kind: 'order', memo: 'test', postings: execution.postings });
-    for (const { userId: owner, side: held, change } of execution.positionChanges.values()) {
-      this.positions.set(positionKey(owner, held), applyPositionChange(this.position(owner, held), change));
-    }
-    for (const update of execution.makerUpdates) {
-      const order = this.orders.get(update.orderId) as OrderRecord;
-      order.filled += update.filledQuantity;
-      order.reservedCents -= update.reservedSpentCents;
-      if (order.filled === order.quantity) order.open = false;
-    }
-    this.pairsMinted += execution.pairsMinted;
-    this.pairsMerged += execution.pairsMerged;
-    for (const fill of match.fills) {
-      this.fills.push({
-        takerId: id,
-        makerId: fill.maker.kind === 'order' ? fill.maker.order.id : null,
-        yesPrice: fill.yesPrice,
-        quantity: fill.quantity,
-      });
-    }
-    this.orders.set(id, {
-      id,
-      userId,
-      side,
-      action,
-      price,
-      quantity,
-      filled: match.filledQuantity,
-      reservedCents: execution.takerRestingReserveCents,
-      open: resting > 0,
+    const decision = this.apply(userId, {
+      type: 'place',
+      order: {
+        id,
+        userId,
+        kind: request.rest ? 'limit' : 'market',
+        side,
+        action,
+        quantity,
+        priceCents: price,
+        expiresInHours: null,
+        clientOrderId: null,
+      },
     });
-    if (resting > 0) {
-      const ladder = toLadder(side, action, price);
-      this.book.add({ id, userId, side, action, ...ladder, remaining: resting });
-    }
-    return { id, match, execution };
+    const verdict = decision.verdicts[0];
+    if (verdict?.type !== 'placed') return null;
+    const own = decision.trades.slice(verdict.trades.from, verdict.trades.to).filter((t) => t.orderId === id);
+    return {
+      id,
+      order: verdict.order,
+      fills: decision.fills,
+      selfTradeCancelled: verdict.selfTradeCancelled,
+      feeCents: own.reduce((sum, trade) => sum + trade.feeCents, 0),
+    };
   }
 
   cancel(orderId: number): boolean {
     const order = this.orders.get(orderId);
-    if (!order?.open) return false;
-    this.book.remove(orderId);
-    this.release(orderId);
-    return true;
+    if (!order) return false;
+    const decision = this.apply(order.userId, { type: 'cancel', orderId, userId: order.userId });
+    return decision.verdicts[0]?.type === 'ended';
   }
 
-  /** Releases what an order held: its cash reservation or its reserved shares. */
-  private release(orderId: number): void {
-    const order = this.orders.get(orderId) as OrderRecord;
-    order.open = false;
-    const remaining = order.quantity - order.filled;
-    if (order.action === 'BUY') {
-      this.post({
-        kind: 'release',
-        memo: 'test',
-        postings: [
-          { account: { kind: 'reserved', userId: order.userId }, amount: -order.reservedCents },
-          { account: { kind: 'cash', userId: order.userId }, amount: order.reservedCents },
-        ],
-      });
-      order.reservedCents = 0;
-    } else {
-      const key = positionKey(order.userId, order.side);
-      const held = this.position(order.userId, order.side);
-      this.positions.set(key, { ...held, reservedQuantity: held.reservedQuantity - remaining });
+  openOrders(): OrderState[] {
+    return [...this.orders.values()].filter(isResting);
+  }
+
+  /** Decides one instruction with what its user holds, and applies what it changed. */
+  private apply(userId: number, instruction: Instruction): Decision {
+    const holdings = {
+      cash: new Map([[userId, this.balance({ kind: 'cash', userId })]]),
+      positions: new Map(
+        (['YES', 'NO'] as const).map((side) => [positionKey(userId, side), this.position(userId, side)]),
+      ),
+    };
+    const decision = decide(
+      this.state,
+      { optionId: OPTION_ID, closed: null, amm: this.amm, feeBps: this.feeBps, now: new Date(0) },
+      holdings,
+      [instruction],
+    );
+    for (const entry of decision.entries) this.post(entry);
+    for (const [key, { userId: owner, side, changes }] of decision.positions) {
+      this.positions.set(key, applyPositionChanges(this.position(owner, side), changes));
     }
-  }
-
-  openOrders(): OrderRecord[] {
-    return [...this.orders.values()].filter((order) => order.open);
+    for (const order of decision.orders.values()) this.orders.set(order.id, order);
+    this.pairsMinted += decision.totals.pairsMinted;
+    this.pairsMerged += decision.totals.pairsMerged;
+    return decision;
   }
 }

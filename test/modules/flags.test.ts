@@ -17,14 +17,14 @@ describe('feature flags', () => {
   });
   afterAll(() => t.close());
 
-  it('publishes the seeded flags to anyone, all pre-launch switches off', async () => {
+  it('publishes the seeded flags to anyone: money switches off, copy trading on', async () => {
     const res = await t.app.inject({ url: '/api/flags' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       deposits: false,
       withdrawals: false,
       cricketLive: false,
-      copyTrading: false,
+      copyTrading: true,
       // on in the table, but no AI provider is configured here
       newsSummary: false,
     });
@@ -45,28 +45,28 @@ describe('feature flags', () => {
   });
 
   it('lets an admin switch a flag, recording who did it', async () => {
-    const on = await t.app.inject({
-      method: 'PUT',
-      url: '/api/admin/flags/copyTrading',
-      headers: bearer(admin.token),
-      payload: { enabled: true },
-    });
-    expect(on.statusCode).toBe(200);
-    expect(on.json()).toMatchObject({
-      key: 'copyTrading',
-      enabled: true,
-      effective: true,
-      updatedBy: admin.id,
-    });
-    expect((await t.app.inject({ url: '/api/flags' })).json().copyTrading).toBe(true);
-
-    await t.app.inject({
+    const off = await t.app.inject({
       method: 'PUT',
       url: '/api/admin/flags/copyTrading',
       headers: bearer(admin.token),
       payload: { enabled: false },
     });
+    expect(off.statusCode).toBe(200);
+    expect(off.json()).toMatchObject({
+      key: 'copyTrading',
+      enabled: false,
+      effective: false,
+      updatedBy: admin.id,
+    });
     expect((await t.app.inject({ url: '/api/flags' })).json().copyTrading).toBe(false);
+
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/admin/flags/copyTrading',
+      headers: bearer(admin.token),
+      payload: { enabled: true },
+    });
+    expect((await t.app.inject({ url: '/api/flags' })).json().copyTrading).toBe(true);
   });
 
   it('keeps a flag with a missing provider effectively off even when enabled', async () => {

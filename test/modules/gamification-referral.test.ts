@@ -144,6 +144,7 @@ describe('referral reward', () => {
     expect(badges.locked.find((b: { id: string }) => b.id === 'referral-5').progress).toEqual({
       current: 1,
       target: 5,
+      unit: 'count',
     });
   });
 });

@@ -84,6 +84,7 @@ describe('GET /api/me/badges', () => {
     expect(body.locked.find((b) => b.id === 'volume-bronze')?.progress).toEqual({
       current: 500,
       target: 10_000,
+      unit: 'cents',
     });
 
     await trade(user);
@@ -102,6 +103,7 @@ describe('GET /api/me/badges', () => {
     expect(body.locked.find((b) => b.id === 'volume-silver')?.progress).toEqual({
       current: 12_000,
       target: 100_000,
+      unit: 'cents',
     });
     await scan();
     expect(await notificationsOf(user, 'badge.earned')).toHaveLength(2);
@@ -117,7 +119,11 @@ describe('GET /api/me/badges', () => {
     await scan();
     const body = await badgesOf(user);
     expect(body.earned.map((b) => b.id).sort()).toEqual(['streak-3', 'streak-7']);
-    expect(body.locked.find((b) => b.id === 'streak-30')?.progress).toEqual({ current: 7, target: 30 });
+    expect(body.locked.find((b) => b.id === 'streak-30')?.progress).toEqual({
+      current: 7,
+      target: 30,
+      unit: 'count',
+    });
   });
 
   it('awards the first correct prediction and profit tiers from settled holdings', async () => {
@@ -169,10 +175,15 @@ describe('GET /api/me/badges', () => {
       'profit-bronze',
     ]);
     const body = await badgesOf(user);
-    expect(body.locked.find((b) => b.id === 'oracle')?.progress).toEqual({ current: 1, target: 10 });
+    expect(body.locked.find((b) => b.id === 'oracle')?.progress).toEqual({
+      current: 1,
+      target: 10,
+      unit: 'count',
+    });
     expect(body.locked.find((b) => b.id === 'profit-silver')?.progress).toEqual({
       current: 1_300,
       target: 10_000,
+      unit: 'cents',
     });
   });
 

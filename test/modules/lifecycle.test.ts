@@ -140,6 +140,21 @@ describe('the life of a market', () => {
     });
     expect(wrong.statusCode).toBe(200);
     expect(wrong.json().status).toBe('resolved');
+    // Once resolved, a holding is worth what it pays, not its last traded price.
+    const held = async (token: string) =>
+      (await t.app.inject({ url: '/api/positions', headers: { authorization: `Bearer ${token}` } })).json()
+        .data as { optionId: string; markPriceCents: number; valueCents: number }[];
+    expect(await held(loser.token)).toEqual([
+      expect.objectContaining({
+        optionId: australia.id,
+        markPriceCents: 100,
+        valueCents: 3000,
+        resolution: 'YES',
+      }),
+    ]);
+    expect(await held(yesBuyer.token)).toEqual([
+      expect.objectContaining({ optionId: india.id, markPriceCents: 0, valueCents: 0 }),
+    ]);
 
     const outsider = await newUser(t.app);
     expect((await post(`/api/events/${market.id}/dispute`, outsider.token, { reason: 'x' })).statusCode).toBe(
@@ -315,6 +330,7 @@ describe('public market reads', () => {
     expect((await t.app.inject({ url: '/api/events?cursor=garbage' })).statusCode).toBe(400);
 
     const user = await newUser(t.app);
+    const beforeTrade = Date.now();
     await marketTrade(t.app, user.token, {
       optionId: cricket.options[0]!.id,
       side: 'YES',
@@ -324,6 +340,15 @@ describe('public market reads', () => {
     });
     const detail = (await t.app.inject({ url: `/api/events/${cricket.slug}?range=1d` })).json();
     expect(detail.options[0].priceHistory.length).toBeGreaterThan(0);
+    // Each point is stamped with the trade that set it: never before the first trade, in every range.
+    for (const range of ['1d', '1w', '1m', 'all']) {
+      const history = (await t.app.inject({ url: `/api/events/${cricket.slug}?range=${range}` })).json()
+        .options[0].priceHistory as { t: string }[];
+      expect(
+        history.every((point) => Date.parse(point.t) >= beforeTrade - 5),
+        range,
+      ).toBe(true);
+    }
     expect(detail.options[0].yesPriceCents).toBe(detail.options[0].lastYesPriceCents);
     expect(detail.options[0].yesPriceCents + detail.options[0].noPriceCents).toBe(100);
     expect(detail.options[0].bestAskCents).toBeGreaterThan(detail.options[0].bestBidCents);

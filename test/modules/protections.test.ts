@@ -123,6 +123,18 @@ describe('setting protections', () => {
     expect(res.json().details.map((d: { field: string }) => d.field)).toContain(field);
   });
 
+  it('says what is wrong in cents, naming the protection, never in basis points or field names', async () => {
+    const res = await protect(holder, positionId, { stopLossProbBps: 7000, takeProfitProbBps: 5000 });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe(
+      'The stop-loss must be below the current Yes price of 60¢; The take-profit must be above the current Yes price of 60¢',
+    );
+    expect(res.json().details.map((d: { message: string }) => d.message)).toEqual([
+      'must be below the current Yes price of 60¢',
+      'must be above the current Yes price of 60¢',
+    ]);
+  });
+
   it('400 for an empty body or an unknown field', async () => {
     expect((await protect(holder, positionId, {})).statusCode).toBe(400);
     expect((await protect(holder, positionId, { trailingStop: 100 })).statusCode).toBe(400);
@@ -234,7 +246,7 @@ describe('a stop-loss', () => {
     expect(notices[0].body).toContain('sold 10 at 45¢');
     const fills = await feedOf(holder, 'order.filled');
     expect(fills[0].body).toBe(
-      `Your order to sell 10 YES of India vs Australia (Yes) at 1¢ filled 10 at 45¢.`,
+      `Your order to sell 10 YES of India vs Australia (Yes) at any price filled 10 at 45¢.`,
     );
 
     // Lower prices later never fire it again: it was cleared.

@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { asyncapiDocument } from '../../src/openapi/asyncapi.js';
 import { closeTwoInstances, createTwoInstances, type TestApp, type TestDatabase } from '../support/app.js';
+import { contractViolations, StreamContract } from '../support/contract.js';
 import { ADMIN_EMAIL, createMarket, limitOrder, marketTrade } from '../support/exchange.js';
 import { newUser, type TestUser } from '../support/factories.js';
 
@@ -23,13 +25,20 @@ afterAll(async () => {
   await closeTwoInstances({ db, a, b });
 });
 
-/** A WebSocket client that queues what it receives, so a test can wait for the next message of a kind. */
+const streamContract = new StreamContract(asyncapiDocument('http://localhost:3000'));
+
+/**
+ * A WebSocket client that queues what it receives, so a test can wait for the next message of a kind. Every message
+ * is checked against the AsyncAPI document (a mismatch fails the test, as for HTTP responses).
+ */
 class Client {
   private readonly messages: Record<string, unknown>[] = [];
   private waiters: (() => void)[] = [];
   private constructor(readonly socket: WebSocket) {
     socket.on('message', (raw) => {
-      this.messages.push(JSON.parse(String(raw)) as Record<string, unknown>);
+      const message = JSON.parse(String(raw)) as Record<string, unknown>;
+      contractViolations.push(...streamContract.check(message));
+      this.messages.push(message);
       for (const wake of this.waiters.splice(0)) wake();
     });
   }
@@ -139,8 +148,10 @@ describe('the live stream', () => {
     const tape = await watcher.next((m) => m.type === 'trades');
     expect(tape).toMatchObject({ seq: 2 });
     expect((tape.trades as { quantity: number }[]).reduce((s, t) => s + t.quantity, 0)).toBe(5);
+    for (const trade of tape.trades as { id: unknown }[]) expect(trade.id).toMatch(/^[1-9][0-9]*$/);
     const fill = await own.next((m) => m.type === 'fill');
     expect(fill.fill).toMatchObject({ side: 'YES', action: 'BUY', liquidity: 'taker' });
+    expect((fill.fill as { id: unknown }).id).toMatch(/^[1-9][0-9]*$/);
 
     // A client that missed something asks for a fresh snapshot at the current version.
     watcher.send({ op: 'resync', channel: `book:${optionId}` });
@@ -164,7 +175,15 @@ describe('the live stream', () => {
     expect(await anonymous.next((m) => m.type === 'error')).toMatchObject({ code: 'BAD_CHANNEL' });
     anonymous.socket.send('not json');
     expect(await anonymous.next((m) => m.type === 'error')).toMatchObject({ code: 'BAD_REQUEST' });
-    anonymous.close();
+    anonymous.send({ op: 'subscribe', channel: 'x'.repeat(1000) });
+    expect(await anonymous.next((m) => m.type === 'error')).toMatchObject({
+      code: 'CHANNEL_TOO_LONG',
+      error: 'Channel names are at most 64 characters; this one has 1000',
+    });
+    // A message over the documented 4 KiB closes the connection with 1009 (message too big).
+    const closed = new Promise<number>((resolve) => anonymous.socket.on('close', (c) => resolve(c)));
+    anonymous.send({ op: 'subscribe', channel: 'x'.repeat(5000) });
+    expect(await closed).toBe(1009);
 
     const refused = new WebSocket(`${url}?token=pmx_live_wrong`);
     const code = await new Promise<number>((resolve) => refused.on('close', (c) => resolve(c)));

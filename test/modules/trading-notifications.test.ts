@@ -96,7 +96,7 @@ describe('fills', () => {
     expect((await feedOf(marketTaker, 'order.filled'))[0]).toMatchObject({
       title: 'Order partly filled',
       body:
-        'Your order to buy 10 YES of Rate cut in March (India) at 60¢ filled 6 at 60¢; the other 4 found no match ' +
+        'Your order to buy 10 YES of Rate cut in March (India) at up to 60¢ filled 6 at 60¢; the other 4 found no match ' +
         'at your price and were cancelled.',
     });
     const makerNotices = await feedOf(maker, 'order.filled');

@@ -59,8 +59,8 @@ describe('URL checks', () => {
     ['http://mixed.example.com/in', 'resolves to 10.0.0.7, a private address'],
     ['http://v6.example.com/in', 'resolves to ::1, a loopback address'],
     ['http://nowhere.example.com/in', 'does not resolve'],
-    ['http://localhost/in', 'local or metadata host name'],
-    ['http://printer.local/in', 'local or metadata host name'],
+    ['http://localhost/in', 'names this computer, a local network or a cloud metadata service'],
+    ['http://printer.local/in', 'names this computer, a local network or a cloud metadata service'],
     ['file:///etc/passwd', 'must be an http or https URL'],
     ['javascript:alert(1)', 'must be an http or https URL'],
   ])('refuses %s', async (url, problem) => {

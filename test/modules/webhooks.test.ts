@@ -429,9 +429,12 @@ describe('with WEBHOOK_ALLOW_PRIVATE=false', () => {
     ['http://0.0.0.0/hook', 'unspecified'],
     ['http://100.64.0.1/hook', 'carrierGradeNat'],
     ['http://2130706433/hook', 'loopback'],
-    ['http://localhost:3000/hook', 'local or metadata host name'],
-    ['http://api.localhost/hook', 'local or metadata host name'],
-    ['http://metadata.google.internal/computeMetadata/v1/', 'local or metadata host name'],
+    ['http://localhost:3000/hook', 'names this computer, a local network or a cloud metadata service'],
+    ['http://api.localhost/hook', 'names this computer, a local network or a cloud metadata service'],
+    [
+      'http://metadata.google.internal/computeMetadata/v1/',
+      'names this computer, a local network or a cloud metadata service',
+    ],
   ])('refuses %s', async (url, why) => {
     const user = await newUser(strict.app);
     const res = await strict.app.inject({

@@ -13,6 +13,11 @@ describe('configuration', () => {
       streakTimezone: 'Asia/Kolkata',
       seedDemo: true,
       authCacheTtlMs: 30000,
+      database: {
+        poolSize: 10,
+        timeouts: { acquireMs: 2000, statementMs: 5000, lockMs: 2000, idleInTransactionMs: 10000 },
+      },
+      maxQueuedOrdersPerOption: 1000,
     });
   });
 
@@ -26,6 +31,10 @@ describe('configuration', () => {
     ['SEED_DEMO', 'maybe'],
     ['LOG_LEVEL', 'loud'],
     ['ADMIN_EMAIL', 'nobody'],
+    ['DATABASE_LOCK_TIMEOUT_MS', '5000'],
+    ['DATABASE_LOCK_TIMEOUT_MS', '0'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '-1'],
+    ['MAX_QUEUED_ORDERS_PER_OPTION', '0'],
     ['AUTH_CACHE_TTL_MS', '-1'],
     ['AUTH_CACHE_TTL_MS', '600000'],
   ])('stops on %s=%s with a message naming the variable', (name, value) => {

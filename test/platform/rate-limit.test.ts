@@ -47,22 +47,28 @@ describe('rate limiting in one instance', () => {
 
   it('counts unauthenticated requests per address', async () => {
     for (let i = 0; i < 60; i++) {
-      expect((await t.app.inject({ url: '/healthz', remoteAddress: '10.2.0.1' })).statusCode).toBe(200);
+      expect((await t.app.inject({ url: '/api/events?limit=1', remoteAddress: '10.2.0.1' })).statusCode).toBe(
+        200,
+      );
     }
-    expect((await t.app.inject({ url: '/healthz', remoteAddress: '10.2.0.1' })).statusCode).toBe(429);
-    expect((await t.app.inject({ url: '/healthz', remoteAddress: '10.2.0.2' })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/api/events?limit=1', remoteAddress: '10.2.0.1' })).statusCode).toBe(
+      429,
+    );
+    expect((await t.app.inject({ url: '/api/events?limit=1', remoteAddress: '10.2.0.2' })).statusCode).toBe(
+      200,
+    );
   });
 
   it('ignores X-Forwarded-For unless a trusted proxy is configured', async () => {
     for (let i = 0; i < 60; i++) {
       await t.app.inject({
-        url: '/healthz',
+        url: '/api/events?limit=1',
         remoteAddress: '10.3.0.1',
         headers: { 'x-forwarded-for': `1.2.3.${i}` },
       });
     }
     const res = await t.app.inject({
-      url: '/healthz',
+      url: '/api/events?limit=1',
       remoteAddress: '10.3.0.1',
       headers: { 'x-forwarded-for': '9.9.9.9' },
     });

@@ -70,9 +70,10 @@ describe('login brute force', () => {
 });
 
 describe('the request rate limit and forwarding headers', () => {
-  const healthz = (t: TestApp, remoteAddress: string, forwardedFor?: string) =>
+  // A public read (health probes are not counted).
+  const publicRead = (t: TestApp, remoteAddress: string, forwardedFor?: string) =>
     t.app.inject({
-      url: '/healthz',
+      url: '/api/events?limit=1',
       remoteAddress,
       headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {},
     });
@@ -81,8 +82,8 @@ describe('the request rate limit and forwarding headers', () => {
     const t = await createTestApp({ env: { RATE_LIMIT_MAX: '5' } });
     try {
       for (let i = 0; i < 5; i++)
-        expect((await healthz(t, '10.20.0.1', `203.0.113.${i}`)).statusCode).toBe(200);
-      expect((await healthz(t, '10.20.0.1', '198.51.100.1')).statusCode).toBe(429);
+        expect((await publicRead(t, '10.20.0.1', `203.0.113.${i}`)).statusCode).toBe(200);
+      expect((await publicRead(t, '10.20.0.1', '198.51.100.1')).statusCode).toBe(429);
     } finally {
       await t.close();
     }
@@ -91,10 +92,11 @@ describe('the request rate limit and forwarding headers', () => {
   it('with TRUST_PROXY=true, counts the forwarded client address', async () => {
     const t = await createTestApp({ env: { RATE_LIMIT_MAX: '5', TRUST_PROXY: 'true' } });
     try {
-      for (let i = 0; i < 5; i++) expect((await healthz(t, '10.0.0.1', '203.0.113.1')).statusCode).toBe(200);
-      expect((await healthz(t, '10.0.0.1', '203.0.113.1')).statusCode).toBe(429);
+      for (let i = 0; i < 5; i++)
+        expect((await publicRead(t, '10.0.0.1', '203.0.113.1')).statusCode).toBe(200);
+      expect((await publicRead(t, '10.0.0.1', '203.0.113.1')).statusCode).toBe(429);
       // Another client behind the same proxy has its own budget.
-      expect((await healthz(t, '10.0.0.1', '203.0.113.2')).statusCode).toBe(200);
+      expect((await publicRead(t, '10.0.0.1', '203.0.113.2')).statusCode).toBe(200);
     } finally {
       await t.close();
     }
@@ -107,12 +109,13 @@ describe('the request rate limit and forwarding headers', () => {
     try {
       // A client outside the proxy network cannot choose its address.
       for (let i = 0; i < 5; i++)
-        expect((await healthz(t, '192.0.2.9', `203.0.113.${i}`)).statusCode).toBe(200);
-      expect((await healthz(t, '192.0.2.9', '203.0.113.200')).statusCode).toBe(429);
+        expect((await publicRead(t, '192.0.2.9', `203.0.113.${i}`)).statusCode).toBe(200);
+      expect((await publicRead(t, '192.0.2.9', '203.0.113.200')).statusCode).toBe(429);
       // Through the proxy, each forwarded client counts on its own.
-      for (let i = 0; i < 5; i++) expect((await healthz(t, '10.1.2.3', '198.51.100.1')).statusCode).toBe(200);
-      expect((await healthz(t, '10.1.2.3', '198.51.100.1')).statusCode).toBe(429);
-      expect((await healthz(t, '10.1.2.3', '198.51.100.2')).statusCode).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect((await publicRead(t, '10.1.2.3', '198.51.100.1')).statusCode).toBe(200);
+      expect((await publicRead(t, '10.1.2.3', '198.51.100.1')).statusCode).toBe(429);
+      expect((await publicRead(t, '10.1.2.3', '198.51.100.2')).statusCode).toBe(200);
 
       // The login throttle counts the forwarded client too.
       const viaProxy = (client: string) => ({ 'x-forwarded-for': client });

@@ -20,6 +20,7 @@ interface Resources {
   tradeId: string;
   positionId: string;
   apiKeyId: string;
+  sessionId: string;
   noteId: string;
   postId: string;
   commentId: string;
@@ -48,6 +49,12 @@ const RESOURCE_CELLS: ResourceCell[] = [
     operation: 'DELETE /api/me/api-keys/{id}',
     status: 404,
     request: (r) => ({ url: `/api/me/api-keys/${r.apiKeyId}` }),
+    allowed: 'owner',
+  },
+  {
+    operation: 'DELETE /api/me/sessions/{id}',
+    status: 404,
+    request: (r) => ({ url: `/api/me/sessions/${r.sessionId}` }),
     allowed: 'owner',
   },
   {
@@ -236,6 +243,13 @@ describe('access-control matrix', () => {
     const tradeId = bought.json().trades[0].id;
     const positions = await json(app, owner.token, 'GET', '/api/positions');
     const key = await json(app, owner.token, 'POST', '/api/me/api-keys', { name: 'bot' });
+    // A second session of the owner's (a phone, say): the one the cell ends, not the one the test signs in with.
+    const phone = await json(app, owner.token, 'POST', '/api/auth/login', {
+      email: owner.email,
+      password: owner.password,
+    });
+    const sessions = await json(app, phone.token, 'GET', '/api/me/sessions');
+    const sessionId = sessions.data.find((s: { current: boolean }) => s.current).id;
     const note = await json(app, owner.token, 'POST', '/api/me/trade-notes', { tradeId, text: 'why' });
     const post = await json(app, owner.token, 'POST', '/api/posts', { eventSlug: market.slug, text: 'Mine' });
     const comment = await json(app, owner.token, 'POST', `/api/posts/${post.id}/comments`, {
@@ -256,6 +270,7 @@ describe('access-control matrix', () => {
       tradeId,
       positionId: positions.data[0].id,
       apiKeyId: key.id,
+      sessionId,
       noteId: note.id,
       postId: post.id,
       commentId: comment.id,

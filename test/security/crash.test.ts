@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from '../support/app.js';
+import { runScript } from '../support/scripts.js';
 
 /**
  * A short run of `npm run crash-test` (two SIGKILLs under load, each landing inside a batch transaction: its
@@ -9,25 +9,12 @@ import { TEST_DATABASE_URL } from '../support/app.js';
  */
 describe.skipIf(!TEST_DATABASE_URL)('crash safety on PostgreSQL (short run)', () => {
   it('keeps every acknowledged order and trade through two SIGKILLs in the middle of a batch, with a clean audit', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/crash-test.ts'], {
-      env: {
-        ...process.env,
-        CRASH_DATABASE_URL: TEST_DATABASE_URL ?? '',
-        CRASH_KILLS: '2',
-        CRASH_USERS: '16',
-        CRASH_CONCURRENCY: '12',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { code, output } = await runScript('scripts/crash-test.ts', {
+      CRASH_DATABASE_URL: TEST_DATABASE_URL ?? '',
+      CRASH_KILLS: '2',
+      CRASH_USERS: '16',
+      CRASH_CONCURRENCY: '12',
     });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    process.stdout.write(output);
     expect(code, output).toBe(0);
     expect(output).toContain('crash test passed');
     expect(output).toMatch(/kills inside a batch transaction +2 of 2/);

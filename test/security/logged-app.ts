@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Database } from '../../src/platform/db/database.js';
 import { createTestDatabase, testConfig } from '../support/app.js';
+import { enforceContract } from '../support/contract.js';
 
 export interface LoggedApp {
   app: FastifyInstance;
@@ -21,6 +22,7 @@ export async function createLoggedApp(env: Record<string, string>): Promise<Logg
     redis: null,
     logStream: { write: (line) => lines.push(line) },
   });
+  enforceContract(app);
   await app.ready();
   return {
     app,

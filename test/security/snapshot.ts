@@ -2,7 +2,10 @@ import { sql } from 'kysely';
 import type { Database } from '../../src/platform/db/database.js';
 
 /** Columns that legitimately change when a request merely uses a credential. */
-const VOLATILE_COLUMNS: Record<string, string[]> = { api_keys: ['last_used_at'] };
+const VOLATILE_COLUMNS: Record<string, string[]> = {
+  api_keys: ['last_used_at', 'last_used_ip'],
+  sessions: ['last_used_at', 'last_used_ip'],
+};
 
 /**
  * A fingerprint of every table: row count and a hash of all rows. Two equal snapshots mean a request changed

@@ -9,6 +9,7 @@ import { AuditRepository } from '../../src/modules/ledger/audit.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
 import { type Database, openDatabase } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { enforceContract } from './contract.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
@@ -83,6 +84,8 @@ export interface TestAppOptions {
   /** Share the database of another test app (two instances on one database). */
   database?: TestDatabase;
   redis?: boolean;
+  /** Where the app's log lines go instead of stdout. */
+  logStream?: { write(line: string): void };
 }
 
 export async function createTestApp(
@@ -91,7 +94,13 @@ export async function createTestApp(
   const testDatabase = options.database ?? (await createTestDatabase());
   const config = testConfig(options.env);
   const redis = options.redis ? new Redis(TEST_REDIS_URL) : null;
-  const app = await buildApp({ config, database: testDatabase.database, redis });
+  const app = await buildApp({
+    config,
+    database: testDatabase.database,
+    redis,
+    ...(options.logStream ? { logStream: options.logStream } : {}),
+  });
+  enforceContract(app);
   await app.ready();
   return {
     app,

@@ -10,7 +10,24 @@ export interface ApiKeyRow {
   prefix: string;
   created_at: Date;
   last_used_at: Date | null;
+  last_used_ip: string | null;
   revoked_at: Date | null;
+}
+
+export interface SessionRow {
+  id: number;
+  created_at: Date;
+  expires_at: Date;
+  created_ip: string | null;
+  user_agent: string | null;
+  last_used_at: Date | null;
+  last_used_ip: string | null;
+}
+
+/** Where a credential is created or used from. */
+export interface CredentialOrigin {
+  address: string;
+  userAgent?: string | undefined;
 }
 
 export class AccountsRepository {
@@ -72,11 +89,65 @@ export class AccountsRepository {
     return row?.id ?? null;
   }
 
-  async insertSession(db: Queryable, userId: number, tokenHash: string, expiresAt: Date): Promise<void> {
+  async insertSession(
+    db: Queryable,
+    session: { userId: number; tokenHash: string; expiresAt: Date; origin: CredentialOrigin | null },
+  ): Promise<void> {
     await db
       .insertInto('sessions')
-      .values({ user_id: userId, token_hash: tokenHash, expires_at: expiresAt })
+      .values({
+        user_id: session.userId,
+        token_hash: session.tokenHash,
+        expires_at: session.expiresAt,
+        created_ip: session.origin?.address ?? null,
+        user_agent: session.origin?.userAgent?.slice(0, 300) ?? null,
+        last_used_at: new Date(),
+        last_used_ip: session.origin?.address ?? null,
+      })
       .execute();
+  }
+
+  /** A user's live sessions (not revoked, not expired), most recently used first. */
+  listSessions(db: Queryable, userId: number): Promise<SessionRow[]> {
+    return db
+      .selectFrom('sessions')
+      .select(['id', 'created_at', 'expires_at', 'created_ip', 'user_agent', 'last_used_at', 'last_used_ip'])
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', new Date())
+      .orderBy(sql`coalesce(last_used_at, created_at)`, 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+  }
+
+  /** Revokes a live session of this user; the hash of its token, or null when there is no such session of theirs. */
+  async revokeSessionOf(db: Queryable, userId: number, sessionId: number): Promise<string | null> {
+    const row = await db
+      .updateTable('sessions')
+      .set({ revoked_at: new Date() })
+      .where('id', '=', sessionId)
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', new Date())
+      .returning('token_hash')
+      .executeTakeFirst();
+    return row?.token_hash ?? null;
+  }
+
+  /** Revokes every live session of a user except `keepId`; how many were revoked. */
+  async revokeOtherSessions(db: Queryable, userId: number, keepId: number | null): Promise<number> {
+    let query = db
+      .updateTable('sessions')
+      .set({ revoked_at: new Date() })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null);
+    if (keepId !== null) query = query.where('id', '<>', keepId);
+    const rows = await query.returning('id').execute();
+    return rows.length;
+  }
+
+  async setPasswordHash(db: Queryable, userId: number, passwordHash: string): Promise<void> {
+    await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
   }
 
   /** Revokes a session; the hash of its token, or null when it was revoked already. */
@@ -98,14 +169,14 @@ export class AccountsRepository {
     return db
       .insertInto('api_keys')
       .values({ user_id: key.userId, name: key.name, prefix: key.prefix, key_hash: key.keyHash })
-      .returning(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+      .returning(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'last_used_ip', 'revoked_at'])
       .executeTakeFirstOrThrow();
   }
 
   listApiKeys(db: Queryable, userId: number): Promise<ApiKeyRow[]> {
     return db
       .selectFrom('api_keys')
-      .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+      .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'last_used_ip', 'revoked_at'])
       .where('user_id', '=', userId)
       .where('revoked_at', 'is', null)
       .orderBy('id', 'desc')
@@ -145,12 +216,21 @@ export class AccountsRepository {
       const row = await db
         .selectFrom('sessions as c')
         .innerJoin('users as u', 'u.id', 'c.user_id')
-        .select(['c.id as credentialId', 'u.id as userId', 'u.role', 'u.suspended_at', 'c.expires_at'])
+        .select([
+          'c.id as credentialId',
+          'u.id as userId',
+          'u.role',
+          'u.suspended_at',
+          'c.expires_at',
+          'c.last_used_at',
+        ])
         .where('c.token_hash', '=', tokenHash)
         .where('c.revoked_at', 'is', null)
         .where('c.expires_at', '>', new Date())
         .executeTakeFirst();
-      return row ? { user: authUserOf(row, kind), expiresAt: row.expires_at, lastUsedAt: null } : null;
+      return row
+        ? { user: authUserOf(row, kind), expiresAt: row.expires_at, lastUsedAt: row.last_used_at }
+        : null;
     }
     const row = await db
       .selectFrom('api_keys as c')
@@ -162,13 +242,18 @@ export class AccountsRepository {
     return row ? { user: authUserOf(row, kind), expiresAt: null, lastUsedAt: row.last_used_at } : null;
   }
 
-  /** Records a key's use unless it was recorded within `intervalMs` (perhaps by another instance). */
-  async touchApiKey(db: Queryable, keyId: number, intervalMs: number): Promise<void> {
+  /** Records a credential's use unless it was recorded within `intervalMs` (perhaps by another instance). */
+  async touchCredential(
+    db: Queryable,
+    credential: AuthUser['credential'],
+    intervalMs: number,
+    address: string | null,
+  ): Promise<void> {
     const now = Date.now();
     await db
-      .updateTable('api_keys')
-      .set({ last_used_at: new Date(now) })
-      .where('id', '=', keyId)
+      .updateTable(credential.kind === 'session' ? 'sessions' : 'api_keys')
+      .set({ last_used_at: new Date(now), last_used_ip: address })
+      .where('id', '=', credential.id)
       .where((eb) =>
         eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', new Date(now - intervalMs))]),
       )

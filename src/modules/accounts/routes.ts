@@ -1,16 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { currentUser } from '../../platform/auth.js';
 import { errors, IdParams, iso, isoOrNull } from '../../platform/http.js';
+import type { ApiKeyRow, CredentialOrigin, SessionRow } from './repository.js';
 import {
   ApiKey,
+  ChangePasswordBody,
   CreateApiKeyBody,
   CreatedApiKey,
   LoginBody,
   LoginResult,
   Me,
+  PasswordChanged,
   RegisterBody,
   Session,
+  SignedInSession,
   StreakBody,
   toUser,
 } from './schemas.js';
@@ -37,7 +42,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       },
     },
     async (request, reply) => {
-      const result = await accounts.register(request.body);
+      const result = await accounts.register(request.body, originOf(request));
       return reply
         .status(201)
         .send({ token: result.token, expiresAt: iso(result.expiresAt), user: toUser(result.user) });
@@ -59,7 +64,8 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
     },
     async (request, reply) => {
       try {
-        const result = await accounts.login(request.body.email, request.body.password, request.ip);
+        const { address, userAgent } = originOf(request);
+        const result = await accounts.login(request.body.email, request.body.password, address, userAgent);
         return {
           token: result.token,
           expiresAt: iso(result.expiresAt),
@@ -106,6 +112,73 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       const { userId } = currentUser(request);
       const [user, balance] = await Promise.all([accounts.getUser(userId), accounts.balances(userId)]);
       return { ...toUser(user), balance };
+    },
+  );
+
+  app.post(
+    '/api/me/password',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags,
+        security,
+        summary: 'Change the password and end every other session',
+        description:
+          'Needs the current password (a wrong one: 400 naming `currentPassword`, counted as a failed login, so ' +
+          'repeated guesses are throttled with 429). Every other session of the account ends at once; the one ' +
+          'making the change stays signed in (a change made with an API key ends every session). API keys stay.',
+        body: ChangePasswordBody,
+        response: { 200: PasswordChanged, ...errors(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      try {
+        const endedSessions = await accounts.changePassword(
+          currentUser(request),
+          request.body.currentPassword,
+          request.body.newPassword,
+          request.ip,
+        );
+        return { endedSessions };
+      } catch (error) {
+        const retry = (error as { details?: { retryAfterSeconds?: number } }).details?.retryAfterSeconds;
+        if (retry !== undefined) reply.header('retry-after', retry);
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    '/api/me/sessions',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags,
+        security,
+        summary: 'Signed-in sessions, with where and when each was last used',
+        response: { 200: Type.Object({ data: Type.Array(SignedInSession) }), ...errors(401) },
+      },
+    },
+    async (request) => ({ data: (await accounts.listSessions(currentUser(request))).map(toSession) }),
+  );
+
+  app.delete(
+    '/api/me/sessions/:id',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags,
+        security,
+        summary: 'End a signed-in session',
+        description:
+          'Its token stops working at once, on every instance. Ending the current session logs out.',
+        params: IdParams,
+        response: { 204: Type.Null(), ...errors(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      await accounts.revokeSession(currentUser(request).userId, Number(request.params.id));
+      return reply.status(204).send(null);
     },
   );
 
@@ -174,18 +247,31 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
   );
 };
 
-function toApiKey(row: {
-  id: number;
-  name: string;
-  prefix: string;
-  created_at: Date;
-  last_used_at: Date | null;
-}) {
+function toApiKey(row: ApiKeyRow) {
   return {
     id: String(row.id),
     name: row.name,
     prefix: row.prefix,
     createdAt: iso(row.created_at),
     lastUsedAt: isoOrNull(row.last_used_at),
+    lastUsedFrom: row.last_used_ip,
   };
+}
+
+function toSession(row: SessionRow & { current: boolean }) {
+  return {
+    id: String(row.id),
+    current: row.current,
+    createdAt: iso(row.created_at),
+    expiresAt: iso(row.expires_at),
+    createdFrom: row.created_ip,
+    userAgent: row.user_agent,
+    lastUsedAt: isoOrNull(row.last_used_at),
+    lastUsedFrom: row.last_used_ip,
+  };
+}
+
+function originOf(request: FastifyRequest): CredentialOrigin {
+  const agent = request.headers['user-agent'];
+  return { address: request.ip, userAgent: typeof agent === 'string' ? agent : undefined };
 }

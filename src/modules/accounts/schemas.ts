@@ -73,6 +73,9 @@ export const ApiKey = Type.Object({
     description:
       'When the key was last used; recorded at most once a minute, so it may lag by up to a minute',
   }),
+  lastUsedFrom: Type.Union([Type.String(), Type.Null()], {
+    description: 'The address of that last recorded use',
+  }),
 });
 
 export const CreatedApiKey = Type.Composite([
@@ -84,6 +87,30 @@ export const CreateApiKeyBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 60 }) },
   { additionalProperties: false },
 );
+
+export const SignedInSession = Type.Object({
+  id: IdString,
+  current: Type.Boolean({ description: 'The session making this request' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+  createdFrom: Type.Union([Type.String(), Type.Null()], { description: 'The address it signed in from' }),
+  userAgent: Type.Union([Type.String(), Type.Null()], {
+    description: 'The browser or client it signed in with',
+  }),
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When it was last used; recorded at most once a minute, so it may lag by up to a minute',
+  }),
+  lastUsedFrom: Type.Union([Type.String(), Type.Null()], { description: 'The address of that last use' }),
+});
+
+export const ChangePasswordBody = Type.Object(
+  { currentPassword: Type.String({ minLength: 1, maxLength: 128 }), newPassword: Password },
+  { additionalProperties: false },
+);
+
+export const PasswordChanged = Type.Object({
+  endedSessions: Type.Integer({ minimum: 0, description: 'How many other sessions were ended' }),
+});
 
 export function toUser(row: UserRow) {
   return {

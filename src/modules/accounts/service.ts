@@ -21,7 +21,7 @@ import {
   KEY_USE_INTERVAL_MS,
   type ResolvedCredential,
 } from './credentials.js';
-import type { AccountsRepository } from './repository.js';
+import type { AccountsRepository, CredentialOrigin, SessionRow } from './repository.js';
 import { awardStreak, currentStreak, localDay, nextStreakBonus, type StreakState } from './streak.js';
 
 export interface AccountsSettings {
@@ -73,7 +73,10 @@ export class AccountsService implements CredentialChanges {
     this.inviteCheck = check;
   }
 
-  async register(input: RegisterInput): Promise<{ user: UserRow; token: string; expiresAt: Date }> {
+  async register(
+    input: RegisterInput,
+    origin: CredentialOrigin | null = null,
+  ): Promise<{ user: UserRow; token: string; expiresAt: Date }> {
     const email = input.email.trim().toLowerCase();
     const passwordHash = await hashPassword(input.password);
     return this.db.transaction().execute(async (trx) => {
@@ -130,7 +133,7 @@ export class AccountsService implements CredentialChanges {
         });
       }
       for (const hook of this.registrationHooks) await hook(trx, user, input);
-      const session = await this.openSession(trx, user.id);
+      const session = await this.openSession(trx, user.id, origin);
       return { user, ...session };
     });
   }
@@ -139,6 +142,7 @@ export class AccountsService implements CredentialChanges {
     emailInput: string,
     password: string,
     address: string,
+    userAgent?: string,
   ): Promise<{
     user: UserRow;
     token: string;
@@ -147,16 +151,10 @@ export class AccountsService implements CredentialChanges {
   }> {
     const email = emailInput.trim().toLowerCase();
     const keys = [`email:${email}`, `ip:${address}`];
-    const { loginMaxFailures: max, loginWindowMinutes: window } = this.settings;
-    const blockedFor = await this.accounts.loginBlockedFor(this.db, keys, max, window);
-    if (blockedFor > 0) throw new RateLimitedError(blockedFor);
-
+    await this.refuseThrottled(keys);
     const user = await this.accounts.findUserByEmail(this.db, email);
-    const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-    if (!user || !ok) {
-      for (const key of keys) await this.accounts.recordLoginFailure(this.db, key, window);
-      throw new InvalidCredentialsError();
-    }
+    const ok = await this.checkPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH, keys);
+    if (!user || !ok) throw new InvalidCredentialsError();
     await this.accounts.clearLoginFailures(this.db, `email:${email}`);
 
     return this.db.transaction().execute(async (trx) => {
@@ -177,7 +175,7 @@ export class AccountsService implements CredentialChanges {
           });
         }
       }
-      const session = await this.openSession(trx, user.id);
+      const session = await this.openSession(trx, user.id, { address, userAgent });
       return {
         user: locked,
         ...session,
@@ -193,6 +191,68 @@ export class AccountsService implements CredentialChanges {
       const tokenHash = await this.accounts.revokeSession(trx, sessionId);
       return tokenHash === null ? null : { tokenHash };
     });
+  }
+
+  /**
+   * Changes the password after checking the current one (a wrong one counts as a failed login for the account, so
+   * it cannot be guessed through a stolen session), and ends every other session of the account: the one making
+   * the change stays signed in; a change made with an API key ends every session.
+   */
+  async changePassword(auth: AuthUser, current: string, next: string, address: string): Promise<number> {
+    const user = await this.getUser(auth.userId);
+    const key = `email:${user.email}`;
+    await this.refuseThrottled([key, `ip:${address}`]);
+    if (!(await this.checkPassword(current, user.password_hash, [key]))) {
+      throw new ValidationError('The current password is not correct', [
+        fieldProblem('currentPassword', 'is not correct'),
+      ]);
+    }
+    if (current === next) {
+      throw new ValidationError('The new password is the same as the current one', [
+        fieldProblem('newPassword', 'is the same as the current one'),
+      ]);
+    }
+    const passwordHash = await hashPassword(next);
+    const keep = auth.credential.kind === 'session' ? auth.credential.id : null;
+    let ended = 0;
+    await this.changeCredentials(async (trx) => {
+      await this.accounts.setPasswordHash(trx, auth.userId, passwordHash);
+      ended = await this.accounts.revokeOtherSessions(trx, auth.userId, keep);
+      return { userId: auth.userId };
+    });
+    return ended;
+  }
+
+  /** The account's live sessions, the one making the request marked. */
+  async listSessions(auth: AuthUser): Promise<(SessionRow & { current: boolean })[]> {
+    const rows = await this.accounts.listSessions(this.db, auth.userId);
+    const currentId = auth.credential.kind === 'session' ? auth.credential.id : null;
+    return rows.map((row) => ({ ...row, current: row.id === currentId }));
+  }
+
+  /** Ends one of the account's sessions (the current one included: that is a log-out). */
+  async revokeSession(userId: number, sessionId: number): Promise<void> {
+    const change = await this.changeCredentials(async (trx) => {
+      const tokenHash = await this.accounts.revokeSessionOf(trx, userId, sessionId);
+      return tokenHash === null ? null : { tokenHash };
+    });
+    if (!change) throw new NotFoundError('Session');
+  }
+
+  /** Refuses with 429 while any of these keys (`email:…`, `ip:…`) has had too many failed password checks. */
+  private async refuseThrottled(keys: string[]): Promise<void> {
+    const { loginMaxFailures: max, loginWindowMinutes: window } = this.settings;
+    const blockedFor = await this.accounts.loginBlockedFor(this.db, keys, max, window);
+    if (blockedFor > 0) throw new RateLimitedError(blockedFor);
+  }
+
+  /** Checks a password against a stored hash; a wrong one counts as a failure against each of `failureKeys`. */
+  private async checkPassword(password: string, hash: string, failureKeys: string[]): Promise<boolean> {
+    if (await verifyPassword(password, hash)) return true;
+    for (const key of failureKeys) {
+      await this.accounts.recordLoginFailure(this.db, key, this.settings.loginWindowMinutes);
+    }
+    return false;
   }
 
   async getUser(userId: number): Promise<UserRow> {
@@ -255,7 +315,7 @@ export class AccountsService implements CredentialChanges {
    * Resolves a bearer token for the auth plugin: from this instance's memory when it can (see CredentialCache),
    * recording an API key's use at most once every KEY_USE_INTERVAL_MS rather than on every request.
    */
-  async resolveCredential(token: string): Promise<AuthUser | null> {
+  async resolveCredential(token: string, address?: string): Promise<AuthUser | null> {
     const kind = token.startsWith(API_KEY_PREFIX)
       ? 'apiKey'
       : token.startsWith(SESSION_PREFIX)
@@ -267,16 +327,16 @@ export class AccountsService implements CredentialChanges {
       this.accounts.findCredential(this.db, tokenHash, kind),
     );
     if (!found) return null;
-    if (kind === 'apiKey') await this.recordKeyUse(found);
+    await this.recordUse(found, address ?? null);
     return found.user;
   }
 
-  private async recordKeyUse(found: ResolvedCredential): Promise<void> {
+  private async recordUse(found: ResolvedCredential, address: string | null): Promise<void> {
     const now = Date.now();
     if (found.lastUsedAt && now - found.lastUsedAt.getTime() < KEY_USE_INTERVAL_MS) return;
-    // Moved forward before the write, so concurrent requests with the same cached key write once.
+    // Moved forward before the write, so concurrent requests with the same cached credential write once.
     found.lastUsedAt = new Date(now);
-    await this.accounts.touchApiKey(this.db, found.user.credential.id, KEY_USE_INTERVAL_MS);
+    await this.accounts.touchCredential(this.db, found.user.credential, KEY_USE_INTERVAL_MS, address);
   }
 
   /** Promotes `ADMIN_EMAIL` at start. */
@@ -337,10 +397,15 @@ export class AccountsService implements CredentialChanges {
     this.stopWatching = null;
   }
 
-  private async openSession(trx: Tx, userId: number): Promise<{ token: string; expiresAt: Date }> {
+  private async openSession(
+    trx: Tx,
+    userId: number,
+    origin: CredentialOrigin | null,
+  ): Promise<{ token: string; expiresAt: Date }> {
     const token = newSecret(SESSION_PREFIX);
     const expiresAt = new Date(Date.now() + this.settings.sessionTtlHours * 3_600_000);
-    await this.accounts.insertSession(trx, userId, hashSecret(token), expiresAt);
+    // Its creation counts as its first use, so the list of sessions says where each came from at once.
+    await this.accounts.insertSession(trx, { userId, tokenHash: hashSecret(token), expiresAt, origin });
     return { token, expiresAt };
   }
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { currentUser } from '../../platform/auth.js';
 import { errors, IdParams, IdString, Page, PageQuery } from '../../platform/http.js';
+import type { InvariantResult } from '../ledger/audit.js';
 import { DisputeView, EventDetail, EventSummary, OutcomeSchema } from '../markets/schemas.js';
 import type { MarketsService } from '../markets/service.js';
 
@@ -65,10 +66,40 @@ const Outcomes = Type.Array(
   },
 );
 
-export const adminRoutes: FastifyPluginAsyncTypebox<{ markets: MarketsService }> = async (
-  app,
-  { markets },
-) => {
+const SettlementPreview = Type.Object({
+  eventId: IdString,
+  holders: Type.Integer({ minimum: 0, description: 'How many accounts hold shares of any option' }),
+  payoutCents: Type.Integer({ minimum: 0, description: 'Paid to those holders in all' }),
+  housePayoutCents: Type.Integer({ minimum: 0, description: 'Paid to the house market maker' }),
+  disputePending: Type.Boolean({ description: 'Settling is refused (409 DISPUTE_PENDING) while true' }),
+  options: Type.Array(
+    Type.Object({
+      optionId: IdString,
+      label: Type.String(),
+      outcome: OutcomeSchema,
+      holders: Type.Integer({ minimum: 0 }),
+      payoutCents: Type.Integer({ minimum: 0 }),
+      housePayoutCents: Type.Integer({ minimum: 0 }),
+    }),
+  ),
+});
+
+const AuditResult = Type.Object({
+  ok: Type.Boolean({ description: 'Every invariant holds' }),
+  checkedAt: Type.String({ format: 'date-time' }),
+  invariants: Type.Array(
+    Type.Object({
+      invariant: Type.String(),
+      ok: Type.Boolean(),
+      violations: Type.Array(Type.String(), { description: 'At most 20 offending rows per check' }),
+    }),
+  ),
+});
+
+export const adminRoutes: FastifyPluginAsyncTypebox<{
+  markets: MarketsService;
+  audit: () => Promise<InvariantResult[]>;
+}> = async (app, { markets, audit }) => {
   app.addHook('onRequest', app.authorizeAdmin);
 
   app.get(
@@ -143,6 +174,33 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ markets: MarketsService }>
     },
   );
 
+  app.patch(
+    '/api/admin/events/:id/options/:optionId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Edit an option of a draft: label, house liquidity, starting price',
+        description:
+          'Only before the event opens (409 INVALID_TRANSITION after), so nothing has traded it: this is how an ' +
+          'approved market suggestion, created without liquidity, gets its house market maker. The starting ' +
+          'price stays where it is unless `initialPriceCents` is given.',
+        params: Type.Object({ id: IdString, optionId: IdString }),
+        body: Type.Object(
+          {
+            label: Type.Optional(NewOption.properties.label),
+            liquidityCents: Type.Optional(NewOption.properties.liquidityCents),
+            initialPriceCents: Type.Optional(NewOption.properties.initialPriceCents),
+          },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: EventDetail, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) =>
+      markets.updateDraftOption(Number(request.params.id), Number(request.params.optionId), request.body),
+  );
+
   const transition = (
     path: string,
     summary: string,
@@ -179,6 +237,42 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ markets: MarketsService }>
     'Pays every holder from escrow: 100 per winning share, 50 per share of either side for VOID. Normally a job ' +
       'settles after the dispute window; this skips the rest of the window. 409 DISPUTE_PENDING while a dispute is pending.',
     (id) => markets.settleEvent(id),
+  );
+
+  app.get(
+    '/api/admin/events/:id/settlement-preview',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'What settling a resolved event would pay',
+        description:
+          'Per option and in all: how much would be paid to how many holders, and to the house maker, by the ' +
+          'same rule as settlement. Nothing is paid. 409 INVALID_TRANSITION unless the event is resolved.',
+        params: IdParams,
+        response: { 200: SettlementPreview, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => markets.settlementPreview(Number(request.params.id)),
+  );
+
+  app.get(
+    '/api/admin/audit',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Check the ledger invariants now',
+        description:
+          'Runs the checks of `npm run audit` on the live database: postings balance, no negative user balance, ' +
+          'shares match escrow, reservations match open orders. Read-only.',
+        response: { 200: AuditResult, ...errors(401, 403) },
+      },
+    },
+    async () => {
+      const invariants = await audit();
+      return { ok: invariants.every((i) => i.ok), checkedAt: new Date().toISOString(), invariants };
+    },
   );
 
   app.post(

@@ -45,7 +45,7 @@ export function createAutomation(deps: {
   deps.trading.onOrderCommitted((trx, changes) => events.ordersCommitted(trx, changes));
   deps.trading.onOrderCommitted((trx, changes) => protections.afterOrders(trx, changes));
   deps.trading.onOrderCommitted((trx, changes) => copyTrading.afterOrders(trx, changes));
-  deps.trading.onOrdersCancelled((trx, orders, reason) => events.ordersEnded(trx, orders, reason));
+  deps.trading.onOrdersEnded((trx, orders, reason) => events.ordersEnded(trx, orders, reason));
   deps.jobs.register(AUTOMATION_JOBS.mirror, () => copyTrading.mirrorDue());
   return { protections, copyTrading };
 }

@@ -4,7 +4,9 @@ import type { DB } from '../../platform/db/schema.js';
 import type { Tx } from '../../platform/db/types.js';
 import { AppError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { displayYesPrice } from '../markets/service.js';
-import { type OrderCommitted, type TradingService, toPositionView } from '../trading/service.js';
+import type { TradingService } from '../trading/service.js';
+import type { OrderCommitted } from '../trading/types.js';
+import { toPositionView } from '../trading/views.js';
 import { PositionClosedError } from './errors.js';
 import type { AutomationRepository, ProtectedPosition } from './repository.js';
 import type { TradingEvents } from './trading-events.js';
@@ -16,6 +18,15 @@ export interface ProtectionsInput {
 }
 
 type Trigger = 'stop_loss' | 'take_profit';
+
+const PROTECTION_NAMES: Record<string, string> = {
+  'body.stopLossProbBps': 'The stop-loss',
+  'body.takeProfitProbBps': 'The take-profit',
+};
+
+function sideWord(side: 'YES' | 'NO'): string {
+  return side === 'YES' ? 'Yes' : 'No';
+}
 
 /**
  * Stop-loss and take-profit on positions. Setting them runs under the option's lock, like any change to its
@@ -48,18 +59,18 @@ export class ProtectionsService {
       if (typeof stopLoss === 'number' && stopLoss >= priceBps) {
         problems.push({
           field: 'body.stopLossProbBps',
-          message: `must be below the current ${position.side} price (${priceBps} bps)`,
+          message: `must be below the current ${sideWord(position.side)} price of ${priceBps / 100}¢`,
         });
       }
       if (typeof takeProfit === 'number' && takeProfit <= priceBps) {
         problems.push({
           field: 'body.takeProfitProbBps',
-          message: `must be above the current ${position.side} price (${priceBps} bps)`,
+          message: `must be above the current ${sideWord(position.side)} price of ${priceBps / 100}¢`,
         });
       }
       if (problems.length > 0) {
         throw new ValidationError(
-          problems.map((p) => `${p.field.slice(5)} ${p.message}`).join('; '),
+          problems.map((p) => `${PROTECTION_NAMES[p.field]} ${p.message}`).join('; '),
           problems,
         );
       }
@@ -124,13 +135,10 @@ export class ProtectionsService {
             priceCents: 1,
           }),
         );
-        const own = placed.trades.filter((t) => t.order_id === placed.order.id);
-        const notional = own.reduce((sum, t) => sum + t.quantity * t.price_cents, 0);
         outcome = {
-          sold: placed.order.filled_quantity,
-          averagePriceCents:
-            placed.order.filled_quantity > 0 ? Math.round(notional / placed.order.filled_quantity) : null,
-          orderId: String(placed.order.id),
+          sold: placed.filledQuantity,
+          averagePriceCents: placed.averagePriceCents,
+          orderId: placed.id,
           problem: null,
         };
       } catch (error) {

@@ -40,7 +40,7 @@ export class AutomationRepository {
     const rows = await db
       .selectFrom('user_preferences')
       .select('user_id')
-      .where('user_id', 'in', userIds)
+      .where('user_id', '=', sql<number>`ANY(${userIds}::bigint[])`)
       .where('notify_trades', '=', false)
       .execute();
     return new Set(rows.map((r) => r.user_id));
@@ -102,6 +102,7 @@ export class AutomationRepository {
         'e.title as event_title',
         'op.label as option_label',
         'op.last_yes_price',
+        'op.resolution',
       ])
       .where('p.id', '=', positionId)
       .executeTakeFirstOrThrow();

@@ -12,9 +12,20 @@ export function marketName(market: MarketNames): string {
   return `${market.event_title} (${market.option_label})`;
 }
 
-/** "buy 10 YES of India vs Australia (India) at 55¢" */
+/**
+ * The price part of an order in a trader's words: a limit order's price; a market order's bound, or "at any
+ * price" for one that takes whatever the book offers (a protective sell goes down to 1¢).
+ */
+function pricePhrase(order: OrderRow): string {
+  if (order.kind !== 'market') return `at ${order.price_cents}¢`;
+  if (order.action === 'SELL')
+    return order.price_cents <= 1 ? 'at any price' : `at ${order.price_cents}¢ or more`;
+  return order.price_cents >= 99 ? 'at any price' : `at up to ${order.price_cents}¢`;
+}
+
+/** "buy 10 YES of India vs Australia (India) at 55¢"; "sell 20 YES of … at any price" */
 export function orderPhrase(order: OrderRow, market: MarketNames): string {
-  return `${order.action.toLowerCase()} ${order.quantity} ${order.side} of ${marketName(market)} at ${order.price_cents}¢`;
+  return `${order.action.toLowerCase()} ${order.quantity} ${order.side} of ${marketName(market)} ${pricePhrase(order)}`;
 }
 
 export function isCopyOrder(order: OrderRow): boolean {

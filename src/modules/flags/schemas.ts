@@ -8,7 +8,7 @@ export const FlagKeyParams = Type.Object({
 export const FlagMap = Type.Record(Type.String(), Type.Boolean(), {
   description: 'Every flag by key with its effective value',
   examples: [
-    { deposits: false, withdrawals: false, cricketLive: false, copyTrading: false, newsSummary: true },
+    { deposits: false, withdrawals: false, cricketLive: false, copyTrading: true, newsSummary: true },
   ],
 });
 

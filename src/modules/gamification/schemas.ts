@@ -10,6 +10,9 @@ const BadgeFields = {
 const Progress = Type.Object({
   current: Type.Integer({ description: 'Progress so far, clamped to 0..target' }),
   target: Type.Integer(),
+  unit: Type.Union([Type.Literal('cents'), Type.Literal('count')], {
+    description: 'cents: current and target are money (show them in credits); count: a number of things',
+  }),
 });
 
 export const BadgesBody = Type.Object({

@@ -26,7 +26,7 @@ export interface EarnedBadge extends BadgeDefinition {
 }
 
 export interface LockedBadge extends BadgeDefinition {
-  progress: { current: number; target: number };
+  progress: { current: number; target: number; unit: 'cents' | 'count' };
 }
 
 /**
@@ -53,7 +53,10 @@ export class BadgesService {
     });
     const locked = BADGES.filter((badge) => !earnedIds.has(badge.id)).map((badge) => ({
       ...badge,
-      progress: stats ? progressOf(badge, stats) : { current: 0, target: badge.target },
+      progress: {
+        ...(stats ? progressOf(badge, stats) : { current: 0, target: badge.target }),
+        unit: badge.metric.endsWith('Cents') ? ('cents' as const) : ('count' as const),
+      },
     }));
     return { earned, locked };
   }

@@ -7,13 +7,18 @@ const Status = Type.Object({ status: Type.String(), database: Type.Optional(Type
 export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
   app.get(
     '/healthz',
-    { schema: { tags: ['Health'], summary: 'The process is up', response: { 200: Status } } },
+    // Probes and monitoring are never rate limited: a busy address must not look like a dead instance.
+    {
+      config: { rateLimit: false },
+      schema: { tags: ['Health'], summary: 'The process is up', response: { 200: Status } },
+    },
     async () => ({ status: 'ok' }),
   );
 
   app.get(
     '/readyz',
     {
+      config: { rateLimit: false },
       schema: {
         tags: ['Health'],
         summary: 'The database answers',

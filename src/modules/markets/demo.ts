@@ -1,3 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import type { AccountsService } from '../accounts/service.js';
+import type { TournamentsService } from '../competitions/tournaments.js';
+import type { DiscussionService } from '../social/discussion.js';
 import type { MarketsService, NewEventInput } from './service.js';
 
 const DAY = 86_400_000;
@@ -77,4 +81,78 @@ export async function seedDemoCatalogue(markets: MarketsService): Promise<number
   const events = demoCatalogue();
   for (const event of events) await markets.createEvent(event);
   return events.length;
+}
+
+/** Demo traders: their passwords are random and never shown, so nobody can log in as them. */
+const DEMO_TRADERS = ['predict_team', 'asha_k', 'rohan_m'] as const;
+
+const DEMO_POSTS: { author: (typeof DEMO_TRADERS)[number]; eventSlug: string; text: string }[] = [
+  {
+    author: 'asha_k',
+    eventSlug: 'ind-vs-aus-1st-odi',
+    text: 'Wankhede has been a chasing ground all season, and India bat deep. 58% feels low to me.',
+  },
+  {
+    author: 'rohan_m',
+    eventSlug: 'ind-vs-aus-1st-odi',
+    text: 'Australia’s new-ball attack is the difference in the first ten overs. Holding my Australia shares.',
+  },
+  {
+    author: 'asha_k',
+    eventSlug: 'rbi-repo-rate-cut-february',
+    text: 'Core inflation has cooled for three months in a row; a cut is more likely than the price says.',
+  },
+  {
+    author: 'rohan_m',
+    eventSlug: 'india-cpi-below-4-percent',
+    text: 'Vegetable prices turned up again in the last fortnight. I would not buy Below 4% at 55¢.',
+  },
+];
+
+export interface DemoServices {
+  markets: MarketsService;
+  accounts: Pick<AccountsService, 'register'>;
+  discussion: Pick<DiscussionService, 'createPost'>;
+  tournaments: Pick<TournamentsService, 'create' | 'join'>;
+}
+
+/**
+ * The demo as a living product: the catalogue, a few traders discussing it, and a tournament running on its
+ * markets from now for two weeks, with two of them entered.
+ */
+export async function seedDemo(services: DemoServices, now = Date.now()): Promise<number> {
+  const loaded = await seedDemoCatalogue(services.markets);
+  const ids = new Map<string, number>();
+  for (const username of DEMO_TRADERS) {
+    const { user } = await services.accounts.register({
+      email: `${username.replace('_', '.')}@demo.predict.example`,
+      username,
+      password: randomBytes(24).toString('base64url'),
+    });
+    ids.set(username, user.id);
+  }
+  for (const post of DEMO_POSTS) {
+    await services.discussion.createPost(ids.get(post.author)!, {
+      eventSlug: post.eventSlug,
+      text: post.text,
+    });
+  }
+  await services.tournaments.create(ids.get('predict_team')!, {
+    slug: 'cricket-and-economy-cup',
+    title: 'Cricket and Economy Cup',
+    description: 'Two weeks on the ODI, the IPL and India’s economy. The best returns share 1,000 credits.',
+    startsAt: new Date(now - 60_000).toISOString(),
+    endsAt: new Date(now + 14 * DAY).toISOString(),
+    eventSlugs: [
+      'ind-vs-aus-1st-odi',
+      'ipl-2027-champion',
+      'rbi-repo-rate-cut-february',
+      'india-cpi-below-4-percent',
+    ],
+    prizes: [50_000, 30_000, 20_000],
+  });
+  for (const username of ['asha_k', 'rohan_m']) {
+    await services.tournaments.join(ids.get(username)!, 'cricket-and-economy-cup');
+  }
+  return loaded;
 }

@@ -14,8 +14,7 @@ export const MARKET_READ_TTL_MS = 2_000;
 export const ORDER_BOOK_TTL_MS = 10_000;
 /** A book change made here whose NOTIFY has not come back after this long is taken to have rolled back. */
 const UNCONFIRMED_MS = 5_000;
-/** Bound of the cached answers' total length in characters, and of their number. */
-const MAX_CACHED_CHARS = 64 * 1024 * 1024;
+/** Bound of the number of cached answers (their total length is bounded by READ_CACHE_MAX_MB). */
 const MAX_ENTRIES = 20_000;
 
 type EventListQuery = Parameters<MarketsService['listEvents']>[0];
@@ -42,11 +41,7 @@ const optionTag = (optionId: number | string): string => `option:${optionId}`;
  * - a short time to live bounds what a missed notification could leave behind anyway.
  */
 export class MarketReadCache {
-  private readonly cache = new ReadCache<string>({
-    maxSize: MAX_CACHED_CHARS,
-    sizeOf: (json) => json.length,
-    maxEntries: MAX_ENTRIES,
-  });
+  private readonly cache: ReadCache<string>;
   /** Options whose book changed in a transaction of this process, until the NOTIFY of that change arrives. */
   private readonly unconfirmed = new Map<number, { version: number; at: number }>();
   /** Channels whose listening connection is lost. */
@@ -59,7 +54,15 @@ export class MarketReadCache {
     private readonly markets: MarketsService,
     private readonly database: Database,
     private readonly log: FastifyBaseLogger,
-  ) {}
+    maxMb: number,
+  ) {
+    // V8 keeps text of Latin-1 characters at one byte each (two each for other text): length ≈ bytes.
+    this.cache = new ReadCache<string>({
+      maxSize: maxMb * 1024 * 1024,
+      sizeOf: (json) => json.length,
+      maxEntries: MAX_ENTRIES,
+    });
+  }
 
   listEvents(query: EventListQuery, serialize: Serialize<EventList>): Promise<string> {
     const key = `events:${JSON.stringify([query.category, query.featured, query.q, query.status, query.cursor, query.limit])}`;

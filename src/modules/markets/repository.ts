@@ -171,6 +171,18 @@ export class MarketsRepository {
       .executeTakeFirstOrThrow();
   }
 
+  async updateOption(
+    db: Queryable,
+    optionId: number,
+    patch: { label: string; liquidityCents: number; ammOffset: number },
+  ): Promise<void> {
+    await db
+      .updateTable('options')
+      .set({ label: patch.label, liquidity_b: patch.liquidityCents, amm_offset: patch.ammOffset })
+      .where('id', '=', optionId)
+      .execute();
+  }
+
   updateEvent(db: Queryable, id: number, patch: EventPatch): Promise<EventRow | undefined> {
     return db
       .updateTable('events')
@@ -217,7 +229,10 @@ export class MarketsRepository {
     return Number(row.n);
   }
 
-  /** The last traded YES price per option, bucketed so each option has at most `points` points. */
+  /**
+   * The last traded YES price per option, bucketed so each option has at most `points` points; each point is
+   * stamped with the time of the trade that set it, never earlier than the first trade.
+   */
   async priceHistory(
     db: Queryable,
     optionIds: number[],
@@ -236,30 +251,12 @@ export class MarketsRepository {
     const spanSeconds = Math.max(1, (bounds.last.getTime() - from.getTime()) / 1000);
     const bucket = Math.max(1, Math.ceil(spanSeconds / points));
     const rows = await sql<{ option_id: number; t: Date; price: number }>`
-      SELECT option_id,
-             to_timestamp(floor(extract(epoch FROM created_at) / ${bucket}) * ${bucket}) AS t,
-             (array_agg(yes_price ORDER BY id DESC))[1] AS price
+      SELECT option_id, max(created_at) AS t, (array_agg(yes_price ORDER BY id DESC))[1] AS price
       FROM fills
       WHERE option_id = ANY(${sql.val(optionIds)}::bigint[]) AND created_at >= ${from}
-      GROUP BY option_id, t
+      GROUP BY option_id, floor(extract(epoch FROM created_at) / ${bucket})
       ORDER BY option_id, t`.execute(db);
     return rows.rows;
-  }
-
-  /** Resting quantity per ladder price of an option. */
-  bookLevels(db: Queryable, optionId: number) {
-    return db
-      .selectFrom('orders')
-      .select([
-        'book_side',
-        'book_price',
-        sql<number>`sum(quantity - filled_quantity)::bigint`.as('quantity'),
-        sql<number>`count(*)::int`.as('orders'),
-      ])
-      .where('option_id', '=', optionId)
-      .where('status', 'in', ['open', 'partially_filled'])
-      .groupBy(['book_side', 'book_price'])
-      .execute();
   }
 
   /** Announces a change to these events; PostgreSQL delivers it to every listener when the transaction commits. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { type AmmState, ammLevels, ammPrice, offsetForPrice } from '../../exchange/lmsr.js';
+import type { LadderLevel } from '../../exchange/ladder.js';
+import { ammPrice, offsetForPrice } from '../../exchange/lmsr.js';
 import { PAYOUT_CENTS } from '../../exchange/money.js';
 import type { Outcome } from '../../exchange/positions.js';
 import type { DB } from '../../platform/db/schema.js';
@@ -9,6 +10,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../platform/e
 import { decodeCursor, toPage } from '../../platform/http.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { NotificationsService } from '../notifications/service.js';
+import { houseMakerOf } from '../trading/rows.js';
 import type { TradingService } from '../trading/service.js';
 import type { DisputeRow, DisputesRepository } from './disputes-repository.js';
 import {
@@ -150,11 +152,11 @@ export class MarketsService {
     );
     const views = [];
     for (const option of options) {
-      const book = await this.orderBookOf(option);
+      const levels = (await this.trading.book(option.id))?.levels ?? [];
       views.push({
         ...toOptionView(option),
-        bestBidCents: book.yes.bids[0]?.priceCents ?? null,
-        bestAskCents: book.yes.asks[0]?.priceCents ?? null,
+        bestBidCents: levels.find((level) => level.side === 'bid')?.priceCents ?? null,
+        bestAskCents: levels.find((level) => level.side === 'ask')?.priceCents ?? null,
         priceHistory: history
           .filter((point) => point.option_id === option.id)
           .map((point) => ({ t: point.t.toISOString(), yesPriceCents: point.price })),
@@ -182,47 +184,16 @@ export class MarketsService {
   }
 
   async orderBook(optionId: number) {
-    const option = await this.markets.findOption(this.db, optionId);
-    if (!option) throw new NotFoundError('Option');
-    const event = await this.markets.findEventById(this.db, option.event_id);
-    if (!event || event.status === 'draft') throw new NotFoundError('Option');
-    const book = await this.orderBookOf(option);
+    const found = await this.trading.book(optionId);
+    if (!found || found.option.event_status === 'draft') throw new NotFoundError('Option');
+    const { option, levels } = found;
     return {
       optionId: String(option.id),
-      eventSlug: option.slug,
+      eventSlug: option.event_slug,
       optionLabel: option.label,
       lastYesPriceCents: option.last_yes_price,
       bookVersion: option.book_version,
-      ...book,
-    };
-  }
-
-  /** Aggregated levels of the resting orders plus the house quotes, from the YES and the NO point of view. */
-  private async orderBookOf(option: OptionRow) {
-    const rows = await this.markets.bookLevels(this.db, option.id);
-    const bids = new Map<number, { quantity: number; orders: number; houseQuantity: number }>();
-    const asks = new Map<number, { quantity: number; orders: number; houseQuantity: number }>();
-    for (const row of rows) {
-      const map = row.book_side === 'bid' ? bids : asks;
-      map.set(row.book_price, { quantity: Number(row.quantity), orders: row.orders, houseQuantity: 0 });
-    }
-    if (option.liquidity_b > 0) {
-      const house = ammLevels(ammStateOf(option));
-      for (const [price, quantity] of house.bids) addHouse(bids, price, quantity);
-      for (const [price, quantity] of house.asks) addHouse(asks, price, quantity);
-    }
-    const level = ([price, l]: [number, { quantity: number; orders: number; houseQuantity: number }]) => ({
-      priceCents: price,
-      quantity: l.quantity,
-      orders: l.orders,
-      houseQuantity: l.houseQuantity,
-    });
-    const yesBids = [...bids.entries()].sort((a, b) => b[0] - a[0]).map(level);
-    const yesAsks = [...asks.entries()].sort((a, b) => a[0] - b[0]).map(level);
-    const flip = (l: ReturnType<typeof level>) => ({ ...l, priceCents: PAYOUT_CENTS - l.priceCents });
-    return {
-      yes: { bids: yesBids, asks: yesAsks },
-      no: { bids: yesAsks.map(flip), asks: yesBids.map(flip) },
+      ...bothSides(levels),
     };
   }
 
@@ -370,6 +341,36 @@ export class MarketsService {
     return this.adminView(id);
   }
 
+  /**
+   * Edits an option of a draft (nothing can have traded it yet): its label, its house liquidity and the house
+   * maker's starting price (kept where it is unless given). 409 INVALID_TRANSITION once the event has opened.
+   */
+  async updateDraftOption(
+    eventId: number,
+    optionId: number,
+    patch: {
+      label?: string | undefined;
+      liquidityCents?: number | undefined;
+      initialPriceCents?: number | undefined;
+    },
+  ) {
+    await this.changeCatalogue(async (trx, changed) => {
+      const event = await this.lockEvent(trx, eventId);
+      if (event.status !== 'draft') throw new InvalidTransitionError('edit the options of', event.status);
+      const option = (await this.markets.optionsOf(trx, [eventId])).find((o) => o.id === optionId);
+      if (!option) throw new NotFoundError('Option');
+      const liquidityCents = patch.liquidityCents ?? option.liquidity_b;
+      const price = patch.initialPriceCents ?? displayYesPrice(option);
+      await this.markets.updateOption(trx, optionId, {
+        label: patch.label?.trim() ?? option.label,
+        liquidityCents,
+        ammOffset: offsetForPrice(liquidityCents, price),
+      });
+      changed(eventId);
+    });
+    return this.adminView(eventId);
+  }
+
   async openEvent(id: number) {
     await this.changeCatalogue(async (trx, changed) => {
       const event = await this.lockEvent(trx, id);
@@ -398,7 +399,7 @@ export class MarketsService {
   /** Stops trading: every open order is cancelled and its reservation released, option by option. */
   private async closeInTransaction(trx: Tx, event: EventRow): Promise<void> {
     for (const option of await this.markets.optionsOf(trx, [event.id])) {
-      await this.trading.cancelAllOpenOrders(trx, option.id);
+      await this.trading.closeOption(trx, option.id);
     }
     await this.markets.setEventStatus(trx, event.id, 'closed', 'closed_at');
   }
@@ -438,6 +439,48 @@ export class MarketsService {
       ]);
     }
     for (const [optionId, outcome] of given) await this.markets.setOptionResolution(trx, optionId, outcome);
+  }
+
+  /**
+   * What settling a resolved event would pay, option by option: how much to how many holders, and to the house
+   * maker. 409 INVALID_TRANSITION unless the event is resolved.
+   */
+  async settlementPreview(id: number) {
+    const event = await this.markets.findEventById(this.db, id);
+    if (!event) throw new NotFoundError('Event');
+    if (event.status !== 'resolved') throw new InvalidTransitionError('settle', event.status);
+    const options = await this.markets.optionsOf(this.db, [id]);
+    const holders = new Set<number>();
+    const previews: {
+      optionId: string;
+      label: string;
+      outcome: Outcome;
+      holders: number;
+      payoutCents: number;
+      housePayoutCents: number;
+    }[] = [];
+    for (const option of options) {
+      const outcome = option.resolution ?? 'VOID';
+      const preview = await this.trading.previewSettlement(option, outcome);
+      for (const userId of preview.holderIds) holders.add(userId);
+      previews.push({
+        optionId: String(option.id),
+        label: option.label,
+        outcome,
+        holders: preview.holderIds.length,
+        payoutCents: preview.payoutCents,
+        housePayoutCents: preview.housePayoutCents,
+      });
+    }
+    const sum = (key: 'payoutCents' | 'housePayoutCents') => previews.reduce((total, p) => total + p[key], 0);
+    return {
+      eventId: String(id),
+      holders: holders.size,
+      payoutCents: sum('payoutCents'),
+      housePayoutCents: sum('housePayoutCents'),
+      disputePending: await this.disputes.hasPending(this.db, id),
+      options: previews,
+    };
   }
 
   /** Settles now (an operator's decision to skip the rest of the window); never with a dispute pending. */
@@ -663,30 +706,31 @@ export class MarketsService {
   }
 }
 
-function addHouse(
-  map: Map<number, { quantity: number; orders: number; houseQuantity: number }>,
-  price: number,
-  quantity: number,
-) {
-  const level = map.get(price) ?? { quantity: 0, orders: 0, houseQuantity: 0 };
-  level.quantity += quantity;
-  level.houseQuantity += quantity;
-  map.set(price, level);
-}
-
-export function ammStateOf(option: OptionRow): AmmState {
+/** The ladder (bids then asks, best first) from the YES and from the NO point of view. */
+function bothSides(levels: LadderLevel[]) {
+  const view = ({ priceCents, quantity, orders, houseQuantity }: LadderLevel) => ({
+    priceCents,
+    quantity,
+    orders,
+    houseQuantity,
+  });
+  const yesBids = levels.filter((level) => level.side === 'bid').map(view);
+  const yesAsks = levels.filter((level) => level.side === 'ask').map(view);
+  const flip = (level: ReturnType<typeof view>) => ({
+    ...level,
+    priceCents: PAYOUT_CENTS - level.priceCents,
+  });
   return {
-    liquidityCents: option.liquidity_b,
-    offset: option.amm_offset,
-    yesShares: option.amm_yes_shares,
-    noShares: option.amm_no_shares,
+    yes: { bids: yesBids, asks: yesAsks },
+    no: { bids: yesAsks.map(flip), asks: yesBids.map(flip) },
   };
 }
 
 /** The YES price shown for an option: its last trade, else the house maker's price, else even odds. */
 export function displayYesPrice(option: OptionRow): number {
   if (option.last_yes_price !== null) return option.last_yes_price;
-  if (option.liquidity_b > 0) return Math.min(99, Math.max(1, Math.round(ammPrice(ammStateOf(option)))));
+  const house = houseMakerOf(option);
+  if (house) return Math.min(99, Math.max(1, Math.round(ammPrice(house))));
   return 50;
 }
 

@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import type { DB } from '../../platform/db/schema.js';
 import type { Queryable } from '../../platform/db/types.js';
 
 export interface NewNotification {
@@ -12,19 +13,14 @@ export interface NewNotification {
 export class NotificationsRepository {
   async insert(db: Queryable, notifications: NewNotification[]) {
     if (notifications.length === 0) return [];
-    return db
-      .insertInto('notifications')
-      .values(
-        notifications.map((n) => ({
-          user_id: n.userId,
-          type: n.type,
-          title: n.title,
-          body: n.body,
-          data: JSON.stringify(n.data ?? {}),
-        })),
-      )
-      .returningAll()
-      .execute();
+    // One array per column, not a list of rows: the same text whatever the count, so it is prepared once.
+    const column = <K extends keyof NewNotification>(key: K) => notifications.map((n) => n[key]);
+    const { rows } = await sql<Selectable<DB['notifications']>>`
+      INSERT INTO notifications (user_id, type, title, body, data)
+      SELECT * FROM unnest(${column('userId')}::bigint[], ${column('type')}::text[], ${column('title')}::text[],
+        ${column('body')}::text[], ${notifications.map((n) => JSON.stringify(n.data ?? {}))}::jsonb[])
+      RETURNING *`.execute(db);
+    return rows;
   }
 
   list(

@@ -4,7 +4,7 @@ import { currentUser } from '../../platform/auth.js';
 import { errors, IdString, PageQuery } from '../../platform/http.js';
 import type { NotificationsService } from './service.js';
 
-const Notification = Type.Object({
+export const Notification = Type.Object({
   id: IdString,
   type: Type.String({ description: 'Machine type, e.g. order.filled, market.settled, social.follow' }),
   title: Type.String(),

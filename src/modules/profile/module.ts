@@ -40,20 +40,20 @@ export interface ProfileModule {
 export function createProfile(deps: {
   db: Kysely<DB>;
   notifications: NotificationsService;
-  config: { publicUrl: string; avatarDir: string; s3: S3Config | null };
+  config: { avatarDir: string; s3: S3Config | null };
 }): ProfileModule {
   const { db, notifications, config } = deps;
   const preferences = new PreferencesRepository();
   const follows = new FollowRepository();
   const events = new ProfileEventsRepository();
   return {
-    preferences: new PreferencesService(db, preferences, config.publicUrl),
-    avatars: new AvatarService(db, preferences, createAvatarStorage(config), config.publicUrl),
+    preferences: new PreferencesService(db, preferences),
+    avatars: new AvatarService(db, preferences, createAvatarStorage(config)),
     notes: new NotesService(db, new NotesRepository(), events),
     watchlist: new WatchlistService(db, new WatchlistRepository(), events),
-    follows: new FollowService(db, follows, preferences, notifications, config.publicUrl),
+    follows: new FollowService(db, follows, preferences, notifications),
     exports: new TradeExportService(db, new TradeExportRepository()),
-    publicProfiles: new PublicProfileService(db, preferences, follows, config.publicUrl),
+    publicProfiles: new PublicProfileService(db, preferences, follows),
     notificationChoices: preferences,
   };
 }

@@ -18,7 +18,6 @@ export class PublicProfileService {
     private readonly db: Kysely<DB>,
     private readonly preferences: PreferencesRepository,
     private readonly follows: FollowRepository,
-    private readonly publicUrl: string,
   ) {}
 
   async card(userId: number): Promise<ProfileCard> {
@@ -30,7 +29,7 @@ export class PublicProfileService {
     return {
       displayName: row?.display_name ?? null,
       bio: row?.bio ?? '',
-      avatarUrl: row?.avatar_key ? avatarUrl(this.publicUrl, row.avatar_key) : null,
+      avatarUrl: row?.avatar_key ? avatarUrl(row.avatar_key) : null,
       followerCount: counts.followers,
       followingCount: counts.following,
     };
@@ -46,7 +45,7 @@ export class PublicProfileService {
         row.user_id,
         {
           displayName: row.display_name,
-          avatarUrl: row.avatar_key ? avatarUrl(this.publicUrl, row.avatar_key) : null,
+          avatarUrl: row.avatar_key ? avatarUrl(row.avatar_key) : null,
         },
       ]),
     );

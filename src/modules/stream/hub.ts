@@ -53,6 +53,11 @@ export class StreamHub {
     return false;
   }
 
+  /** Every channel with a subscriber on this instance. */
+  channelNames(): string[] {
+    return [...this.channels.keys()];
+  }
+
   members(channel: string): StreamClient[] {
     return [...(this.channels.get(channel) ?? [])];
   }

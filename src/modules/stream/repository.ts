@@ -1,5 +1,4 @@
-import { type Kysely, sql } from 'kysely';
-import type { DB } from '../../platform/db/schema.js';
+import { sql } from 'kysely';
 import type { Queryable } from '../../platform/db/types.js';
 
 export class StreamRepository {
@@ -12,45 +11,9 @@ export class StreamRepository {
   async notifyMany(db: Queryable, channel: string, payloads: string[]): Promise<void> {
     if (payloads.length === 0) return;
     if (payloads.length === 1) return this.notify(db, channel, payloads[0] as string);
-    await sql`SELECT pg_notify(${channel}, v.payload)
-      FROM (VALUES ${sql.join(payloads.map((payload) => sql`(${payload}::text)`))}) AS v(payload)`.execute(
+    // One array parameter, not a list: the same text whatever the count, so it is prepared once.
+    await sql`SELECT pg_notify(${channel}, v.payload) FROM unnest(${payloads}::text[]) AS v(payload)`.execute(
       db,
     );
-  }
-
-  /** The option's book version, house state and resting levels, read in one consistent snapshot. */
-  bookSnapshot(db: Kysely<DB>, optionId: number) {
-    return db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
-        const option = await trx
-          .selectFrom('options')
-          .select([
-            'id',
-            'book_version',
-            'liquidity_b',
-            'amm_offset',
-            'amm_yes_shares',
-            'amm_no_shares',
-            'last_yes_price',
-          ])
-          .where('id', '=', optionId)
-          .executeTakeFirst();
-        if (!option) return null;
-        const levels = await trx
-          .selectFrom('orders')
-          .select([
-            'book_side',
-            'book_price',
-            sql<number>`sum(quantity - filled_quantity)::bigint`.as('quantity'),
-            sql<number>`count(*)::int`.as('orders'),
-          ])
-          .where('option_id', '=', optionId)
-          .where('status', 'in', ['open', 'partially_filled'])
-          .groupBy(['book_side', 'book_price'])
-          .execute();
-        return { option, levels };
-      });
   }
 }

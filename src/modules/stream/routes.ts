@@ -1,10 +1,15 @@
 import websocket from '@fastify/websocket';
 import type { FastifyPluginAsync } from 'fastify';
 import type { CredentialResolver } from '../../platform/auth.js';
+import { isDatabaseUnavailable } from '../../platform/db/types.js';
 import { StreamClient } from './hub.js';
 import { StreamError, type StreamService } from './service.js';
 
 const MAX_SUBSCRIPTIONS = 100;
+/** The largest message a client may send; a bigger one closes the connection with 1009 (message too big). */
+export const MAX_CLIENT_MESSAGE_BYTES = 4096;
+/** The longest channel name (`book:<optionId>` and the like are far shorter). */
+export const MAX_CHANNEL_LENGTH = 64;
 
 const DESCRIPTION = `WebSocket. Connect with \`Authorization: Bearer <key>\` or \`?token=<key>\` (needed only for the user
 channel), then send JSON messages:
@@ -19,8 +24,15 @@ channel), then send JSON messages:
 - \`{"op":"subscribe","channel":"user"}\`: your \`order\` updates (placed, filled, cancelled, expired) and \`fill\`s.
 - \`{"op":"unsubscribe","channel":"..."}\`.
 
-Errors come as \`{"type":"error","code":...,"error":...}\`. At most ${MAX_SUBSCRIPTIONS} subscriptions per connection.
-Changes are published when they commit, on every instance.`;
+When the server may have missed changes (its connection to the database dropped), every subscriber of the affected
+channels gets \`{"type":"resync","channel":...,"reason":...}\` at once, and again when updates resume; a book
+channel then gets a fresh \`snapshot\` (replace the book you hold with it, whatever its \`seq\`), and a \`trades:\` or
+\`user\` subscriber reloads what it holds over the REST API.
+
+Errors come as \`{"type":"error","code":...,"error":...}\`. At most ${MAX_SUBSCRIPTIONS} subscriptions per connection;
+channel names are at most ${MAX_CHANNEL_LENGTH} characters; a client message over ${MAX_CLIENT_MESSAGE_BYTES} bytes
+closes the connection with code 1009. Ids are strings. Changes are published when they commit, on every instance.
+The AsyncAPI 3 document at \`/api/asyncapi.json\` describes every channel and message.`;
 
 interface ClientMessage {
   op?: unknown;
@@ -31,7 +43,7 @@ export const streamRoutes: FastifyPluginAsync<{
   stream: StreamService;
   resolve: CredentialResolver;
 }> = async (app, { stream, resolve }) => {
-  await app.register(websocket, { options: { maxPayload: 4096 } });
+  await app.register(websocket, { options: { maxPayload: MAX_CLIENT_MESSAGE_BYTES } });
 
   app.get(
     '/api/stream',
@@ -53,10 +65,18 @@ export const streamRoutes: FastifyPluginAsync<{
         if (token === null) return new StreamClient(socket, null);
         const user = await resolve(token);
         return user ? new StreamClient(socket, user.userId) : null;
-      })().then((client) => {
-        if (!client) socket.close(4401, 'invalid credentials');
-        return client;
-      });
+      })().then(
+        (client) => {
+          if (!client) socket.close(4401, 'invalid credentials');
+          return client;
+        },
+        (error: unknown) => {
+          // The token could not be checked (the database out of reach): try again later.
+          request.log.warn({ err: error }, 'could not check a stream token');
+          socket.close(1013, 'try again later');
+          return null;
+        },
+      );
       socket.on('close', () => {
         ready.then((client) => client && stream.drop(client)).catch(() => {});
       });
@@ -72,8 +92,13 @@ export const streamRoutes: FastifyPluginAsync<{
           return;
         }
         const { op, channel } = message ?? {};
-        if (typeof channel !== 'string' || channel.length > 64) {
+        if (typeof channel !== 'string' || channel.length === 0) {
           client.send({ type: 'error', code: 'BAD_REQUEST', error: 'Name a channel' });
+          return;
+        }
+        if (channel.length > MAX_CHANNEL_LENGTH) {
+          const error = `Channel names are at most ${MAX_CHANNEL_LENGTH} characters; this one has ${channel.length}`;
+          client.send({ type: 'error', code: 'CHANNEL_TOO_LONG', error });
           return;
         }
         const run = async () => {
@@ -89,6 +114,8 @@ export const streamRoutes: FastifyPluginAsync<{
         run().catch((error: unknown) => {
           if (error instanceof StreamError)
             client.send({ type: 'error', code: error.code, error: error.message, channel });
+          else if (isDatabaseUnavailable(error))
+            client.send({ type: 'error', code: 'DATABASE_UNAVAILABLE', error: 'Retry shortly', channel });
           else {
             request.log.error({ err: error }, 'stream request failed');
             client.send({ type: 'error', code: 'INTERNAL_ERROR', error: 'Something went wrong', channel });

@@ -1,15 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
-import { ammLevels } from '../../exchange/lmsr.js';
 import type { Database } from '../../platform/db/database.js';
-import type { DB } from '../../platform/db/schema.js';
 import type { OrderRow, TradeRow } from '../trading/repository.js';
-import type { BookChange, LadderLevel, TradingService } from '../trading/service.js';
+import type { TradingService } from '../trading/service.js';
+import type { BookChange, LadderLevel } from '../trading/types.js';
 import type { StreamClient, StreamHub } from './hub.js';
 import type { StreamRepository } from './repository.js';
 
 const BOOK_CHANNEL = 'pmx_book';
 const USER_CHANNEL = 'pmx_user';
+/** A fresh snapshot that cannot be read is tried again this often, this many times (about 10 s in all). */
+const SNAPSHOT_RETRY_MS = 500;
+const SNAPSHOT_RETRIES = 20;
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; bigger changes go out as "resynchronise". */
 const MAX_PAYLOAD = 7500;
 
@@ -17,7 +18,7 @@ interface BookNotice {
   optionId: number;
   seq: number;
   levels?: LadderLevel[];
-  fills?: BookChange['fills'];
+  fills?: (Omit<BookChange['fills'][number], 'id'> & { id: string })[];
   resync?: true;
 }
 
@@ -34,9 +35,9 @@ interface UserNotice {
  */
 export class StreamService {
   private stopListening: (() => Promise<void>)[] = [];
+  private trading: TradingService | null = null;
 
   constructor(
-    private readonly db: Kysely<DB>,
     private readonly database: Database,
     private readonly stream: StreamRepository,
     private readonly hub: StreamHub,
@@ -45,12 +46,14 @@ export class StreamService {
 
   /** Announces book changes and users' order events from inside the trading transactions. */
   attach(trading: TradingService): void {
+    this.trading = trading;
     trading.onBookChanged(async (trx, change) => {
       let notice: BookNotice = {
         optionId: change.optionId,
         seq: change.bookVersion,
         levels: change.levels,
-        fills: change.fills,
+        // Ids are strings on the wire, as everywhere in the API.
+        fills: change.fills.map((fill) => ({ ...fill, id: String(fill.id) })),
       };
       let payload = JSON.stringify(notice);
       if (payload.length > MAX_PAYLOAD) {
@@ -77,7 +80,7 @@ export class StreamService {
       }
       await this.notifyUsers(trx, [...notices.values()]);
     });
-    trading.onOrdersCancelled(async (trx, orders) => {
+    trading.onOrdersEnded(async (trx, orders) => {
       const byUser = new Map<number, OrderRow[]>();
       for (const order of orders) byUser.set(order.user_id, [...(byUser.get(order.user_id) ?? []), order]);
       await this.notifyUsers(
@@ -128,13 +131,74 @@ export class StreamService {
       await this.database.listen(
         BOOK_CHANNEL,
         guard((p) => this.onBookNotice(p)),
+        (listening) => this.onGap(['book:', 'trades:'], listening),
       ),
     );
     this.stopListening.push(
       await this.database.listen(
         USER_CHANNEL,
         guard((p) => this.onUserNotice(p)),
+        (listening) => this.onGap(['user:'], listening),
       ),
+    );
+  }
+
+  /**
+   * Notices sent while a listening connection was down are lost, so every subscriber of the channels it carries is
+   * told at once: `resync` when it drops (what it holds may be stale), and when it listens again a fresh `snapshot`
+   * on book channels (a `resync` on the others, whose clients reload over the REST API).
+   */
+  private onGap(prefixes: string[], listening: boolean): void {
+    for (const channel of this.hub.channelNames()) {
+      if (!prefixes.some((prefix) => channel.startsWith(prefix))) continue;
+      const members = this.hub.members(channel);
+      const wire = channel.startsWith('user:') ? 'user' : channel;
+      if (listening && channel.startsWith('book:')) {
+        this.resnapshot(members, channel);
+        continue;
+      }
+      const reason = listening
+        ? 'live updates resumed after an interruption; reload what you hold'
+        : channel.startsWith('book:')
+          ? 'live updates interrupted; a fresh snapshot follows when they resume'
+          : 'live updates interrupted; reload when they resume';
+      for (const client of members) client.send({ type: 'resync', channel: wire, reason });
+    }
+  }
+
+  /**
+   * A fresh snapshot for the subscribers of a book channel whose books may be stale: read once, sent to each;
+   * retried while the database is out of reach.
+   */
+  private resnapshot(clients: StreamClient[], channel: string, attempt = 0): void {
+    const waiting = clients.filter((client) => {
+      const subscription = client.subscriptions.get(channel);
+      if (!subscription || client.socket.readyState !== client.socket.OPEN) return false;
+      subscription.ready = false;
+      return true;
+    });
+    if (waiting.length === 0) return;
+    this.snapshot(Number(channel.split(':')[1])).then(
+      (snapshot) => {
+        for (const client of waiting) {
+          if (!snapshot) this.hub.remove(client, channel);
+          else if (client.subscriptions.has(channel)) {
+            client.send({ type: 'snapshot', channel, ...snapshot });
+            this.hub.markReady(client, channel, snapshot.seq);
+          }
+        }
+      },
+      (err: unknown) => {
+        if (attempt < SNAPSHOT_RETRIES) {
+          setTimeout(() => this.resnapshot(waiting, channel, attempt + 1), SNAPSHOT_RETRY_MS).unref();
+          return;
+        }
+        this.log.warn({ err, channel }, 'could not send a fresh snapshot; dropping the subscriptions');
+        for (const client of waiting) {
+          this.hub.remove(client, channel);
+          client.send({ type: 'error', code: 'DATABASE_UNAVAILABLE', error: 'Subscribe again', channel });
+        }
+      },
     );
   }
 
@@ -147,8 +211,7 @@ export class StreamService {
     const notice = JSON.parse(payload) as BookNotice;
     const channel = `book:${notice.optionId}`;
     if (notice.resync) {
-      for (const client of this.hub.members(channel))
-        this.sendSnapshot(client, channel, notice.optionId).catch(() => {});
+      this.resnapshot(this.hub.members(channel), channel);
     } else {
       this.hub.publish(channel, { type: 'delta', channel, seq: notice.seq, levels: notice.levels ?? [] });
     }
@@ -176,53 +239,16 @@ export class StreamService {
     }
   }
 
-  /** The YES ladder of an option with house depth, at a book version. */
+  /** The YES ladder of an option with house depth, at a book version: the same read as GET /api/orderbook. */
   async snapshot(optionId: number) {
-    const snapshot = await this.stream.bookSnapshot(this.db, optionId);
-    if (!snapshot) return null;
-    const { option, levels } = snapshot;
-    const bids = new Map<number, LadderLevel>();
-    const asks = new Map<number, LadderLevel>();
-    for (const row of levels) {
-      const side = row.book_side;
-      (side === 'bid' ? bids : asks).set(row.book_price, {
-        side,
-        priceCents: row.book_price,
-        quantity: Number(row.quantity),
-        orders: row.orders,
-        houseQuantity: 0,
-      });
-    }
-    if (option.liquidity_b > 0) {
-      const house = ammLevels({
-        liquidityCents: option.liquidity_b,
-        offset: option.amm_offset,
-        yesShares: option.amm_yes_shares,
-        noShares: option.amm_no_shares,
-      });
-      for (const [side, list, map] of [
-        ['bid', house.bids, bids],
-        ['ask', house.asks, asks],
-      ] as const) {
-        for (const [price, quantity] of list) {
-          const level = map.get(price) ?? {
-            side,
-            priceCents: price,
-            quantity: 0,
-            orders: 0,
-            houseQuantity: 0,
-          };
-          level.quantity += quantity;
-          level.houseQuantity += quantity;
-          map.set(price, level);
-        }
-      }
-    }
+    const found = await this.trading?.book(optionId);
+    if (!found) return null;
+    const { option, levels } = found;
     return {
       seq: option.book_version,
       lastYesPriceCents: option.last_yes_price,
-      bids: [...bids.values()].sort((a, b) => b.priceCents - a.priceCents),
-      asks: [...asks.values()].sort((a, b) => a.priceCents - b.priceCents),
+      bids: levels.filter((level) => level.side === 'bid'),
+      asks: levels.filter((level) => level.side === 'ask'),
     };
   }
 
@@ -243,14 +269,18 @@ export class StreamService {
       );
     }
     if (kind === 'trades') {
-      if (!(await this.stream.bookSnapshot(this.db, Number(id))))
-        throw new StreamError('NOT_FOUND', 'Option not found');
+      if (!(await this.snapshot(Number(id)))) throw new StreamError('NOT_FOUND', 'Option not found');
       this.hub.add(client, channel, true);
       client.send({ type: 'subscribed', channel });
       return;
     }
     this.hub.add(client, channel, false);
-    await this.sendSnapshot(client, channel, Number(id));
+    try {
+      await this.sendSnapshot(client, channel, Number(id));
+    } catch (error) {
+      this.hub.remove(client, channel);
+      throw error;
+    }
   }
 
   unsubscribe(client: StreamClient, channel: string): void {

@@ -1,4 +1,4 @@
-import { ConflictError } from '../../platform/errors.js';
+import { ConflictError, ServiceUnavailableError } from '../../platform/errors.js';
 
 export class InsufficientSharesError extends ConflictError {
   constructor(needed: number, available: number) {
@@ -36,5 +36,19 @@ export class IdempotencyMismatchError extends ConflictError {
       'IDEMPOTENCY_MISMATCH',
       'This Idempotency-Key (or clientOrderId) was used with a different request',
     );
+  }
+}
+
+/** The option's book stayed locked past `lock_timeout`; nothing of the order was written. */
+export class OptionBusyError extends ServiceUnavailableError {
+  constructor() {
+    super('OPTION_BUSY', 'This option is busy; nothing was placed, retry shortly', 1);
+  }
+}
+
+/** The option's order queue on this instance is full; the order was not taken. */
+export class OrderQueueFullError extends ServiceUnavailableError {
+  constructor(limit: number) {
+    super('ORDER_QUEUE_FULL', `${limit} orders are already waiting for this option; retry shortly`, 1);
   }
 }

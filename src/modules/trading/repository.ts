@@ -1,7 +1,11 @@
 import { type Selectable, sql } from 'kysely';
-import type { RestingOrder } from '../../exchange/order-book.js';
+import type { DecidedFill, OptionTotals } from '../../exchange/decision.js';
+import type { TradeRecord } from '../../exchange/execution.js';
+import type { BookSide } from '../../exchange/order-book.js';
+import type { OrderState } from '../../exchange/orders.js';
 import type { PositionState } from '../../exchange/positions.js';
 import type {
+  EventStatus,
   OrderStatus,
   OrdersTable,
   PositionsTable,
@@ -14,7 +18,15 @@ export type OrderRow = Selectable<OrdersTable>;
 export type PositionRow = Selectable<PositionsTable>;
 export type TradeRow = Selectable<TradesTable>;
 
-export const OPEN_STATUSES: OrderStatus[] = ['open', 'partially_filled'];
+const OPEN_STATUSES: OrderStatus[] = ['open', 'partially_filled'];
+
+/** The columns of an option that hold its house market maker. */
+export interface HouseMakerColumns {
+  liquidity_b: number;
+  amm_offset: number;
+  amm_yes_shares: number;
+  amm_no_shares: number;
+}
 
 /** The option with its event's state, as read under the option's lock. */
 export interface LockedOption {
@@ -34,49 +46,10 @@ export interface LockedOption {
   db_now: Date;
 }
 
-export interface NewOrder {
-  userId: number;
-  optionId: number;
-  kind: 'market' | 'limit';
-  side: SideText;
-  action: 'BUY' | 'SELL';
-  priceCents: number;
-  bookSide: 'bid' | 'ask';
-  bookPrice: number;
-  quantity: number;
-  clientOrderId: string | null;
-  expiresAt: Date | null;
-}
-
-export interface OrderOutcome {
-  id: number;
-  filledQuantity: number;
-  reservedCents: number;
-  status: OrderStatus;
-  cancelReason: string | null;
-}
-
-/** What a match did to its option: the house's inventory now, and what to add to the option's totals. */
-export interface OptionChange {
+/** What a decision did to its option: the house's inventory now, and what to add to the option's totals. */
+export interface OptionChange extends OptionTotals {
   ammYesShares: number;
   ammNoShares: number;
-  pairsMinted: number;
-  pairsMerged: number;
-  volumeShares: number;
-  volumeCents: number;
-  lastYesPrice: number | null;
-}
-
-export interface NewTrade {
-  fillIndex: number;
-  orderId: number;
-  userId: number;
-  side: SideText;
-  action: 'BUY' | 'SELL';
-  quantity: number;
-  priceCents: number;
-  feeCents: number;
-  liquidity: 'maker' | 'taker';
 }
 
 export class TradingRepository {
@@ -109,43 +82,6 @@ export class TradingRepository {
     return query.executeTakeFirst();
   }
 
-  async cashBalance(db: Queryable, userId: number): Promise<number> {
-    const row = await db
-      .selectFrom('ledger_accounts')
-      .select('balance')
-      .where('user_id', '=', userId)
-      .where('kind', '=', 'cash')
-      .executeTakeFirst();
-    return row?.balance ?? 0;
-  }
-
-  /**
-   * The opposite side's resting orders that the incoming order could reach, in priority order: enough of
-   * other users' quantity to fill it, plus the caller's own orders on the way (cancelled by self-trade
-   * prevention).
-   */
-  async crossingOrders(
-    db: Queryable,
-    optionId: number,
-    side: 'bid' | 'ask',
-    limitPrice: number,
-    quantity: number,
-    takerId: number,
-  ): Promise<RestingOrder[]> {
-    const priceOrder = side === 'ask' ? sql`book_price ASC` : sql`book_price DESC`;
-    const priceLimit = side === 'ask' ? sql`book_price <= ${limitPrice}` : sql`book_price >= ${limitPrice}`;
-    const rows = await sql<OrderRow>`
-      SELECT * FROM (
-        SELECT o.*, coalesce(sum(CASE WHEN user_id <> ${takerId} THEN quantity - filled_quantity ELSE 0 END)
-          OVER (ORDER BY ${priceOrder}, id ASC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS ahead
-        FROM orders o
-        WHERE option_id = ${optionId} AND book_side = ${side} AND status IN ('open', 'partially_filled') AND ${priceLimit}
-      ) crossing
-      WHERE ahead < ${quantity}
-      ORDER BY ${priceOrder}, id ASC`.execute(db);
-    return rows.rows.map(toResting);
-  }
-
   /**
    * In one round trip: locks the cash balances of these users (in account order, so that concurrent writers never
    * deadlock on them) and takes `count` order ids from the orders' identity sequence, in order.
@@ -155,11 +91,10 @@ export class TradingRepository {
     userIds: number[],
     count: number,
   ): Promise<{ cash: Map<number, number>; ids: number[] }> {
-    const users = userIds.length > 0 ? sql.join(userIds.map((id) => sql`${id}::bigint`)) : sql`NULL::bigint`;
     const { rows } = await sql<{ cash: [number, number][] | null; ids: (number | string)[] | null }>`
       WITH cash AS (
         SELECT user_id, balance FROM ledger_accounts
-        WHERE kind = 'cash' AND user_id IN (${users}) ORDER BY id FOR UPDATE
+        WHERE kind = 'cash' AND user_id = ANY(${userIds}::bigint[]) ORDER BY id FOR UPDATE
       )
       SELECT (SELECT json_agg(json_build_array(user_id, balance)) FROM cash) AS cash,
         (SELECT array_agg(id ORDER BY id) FROM (
@@ -173,7 +108,7 @@ export class TradingRepository {
   }
 
   /**
-   * Writes what a batch decided, in one statement: its new orders (with their final state), its fills (ids taken
+   * Writes what a decision decided, in one statement: its new orders (in their final state), its fills (ids taken
    * from the sequence in the statement), its trades, the resting orders it changed, the positions it changed and
    * the option's state. Returns the new book version and the fill and trade ids, in the order given.
    */
@@ -182,23 +117,19 @@ export class TradingRepository {
     batch: {
       optionId: number;
       eventId: number;
-      orders: OrderRow[];
-      fills: {
-        takerOrderId: number;
-        yesPrice: number;
-        quantity: number;
-        kind: 'mint' | 'transfer' | 'merge';
-        makerOrderId: number | null;
-      }[];
-      trades: NewTrade[];
-      changedOrders: OrderOutcome[];
+      orders: OrderState[];
+      newOrderIds: Set<number>;
+      fills: DecidedFill[];
+      trades: TradeRecord[];
       positions: { userId: number; side: SideText; state: PositionState }[];
       option: OptionChange;
     },
   ): Promise<{ bookVersion: number; fillIds: number[]; tradeIds: number[] }> {
-    const { optionId, eventId, orders, fills, trades, changedOrders, positions, option } = batch;
-    const order = <K extends keyof OrderRow>(key: K) => orders.map((row) => row[key]);
-    const trade = <K extends keyof NewTrade>(key: K) => trades.map((row) => row[key]);
+    const { optionId, eventId, fills, trades, positions, option } = batch;
+    const orders = batch.orders.filter((o) => batch.newOrderIds.has(o.id));
+    const changedOrders = batch.orders.filter((o) => !batch.newOrderIds.has(o.id));
+    const order = <K extends keyof OrderState>(key: K) => orders.map((row) => row[key]);
+    const trade = <K extends keyof TradeRecord>(key: K) => trades.map((row) => row[key]);
     const { rows } = await sql<{
       book_version: number;
       fill_ids: (number | string)[] | null;
@@ -212,12 +143,17 @@ export class TradingRepository {
         INSERT INTO orders (id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
           filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, created_at, updated_at)
         OVERRIDING SYSTEM VALUE
-        SELECT * FROM unnest(${order('id')}::bigint[], ${order('user_id')}::bigint[], ${order('option_id')}::bigint[],
-          ${order('kind')}::text[], ${order('side')}::text[], ${order('action')}::text[], ${order('price_cents')}::int[],
-          ${order('book_side')}::text[], ${order('book_price')}::int[], ${order('quantity')}::bigint[],
-          ${order('filled_quantity')}::bigint[], ${order('reserved_cents')}::bigint[], ${order('status')}::text[],
-          ${order('cancel_reason')}::text[], ${order('client_order_id')}::text[], ${order('expires_at')}::timestamptz[],
-          ${order('created_at')}::timestamptz[], ${order('updated_at')}::timestamptz[])
+        SELECT v.id, v.user_id, ${optionId}::bigint, v.kind, v.side, v.action, v.price_cents, v.book_side, v.book_price,
+          v.quantity, v.filled_quantity, v.reserved_cents, v.status, v.cancel_reason, v.client_order_id, v.expires_at,
+          v.created_at, v.created_at
+        FROM unnest(${order('id')}::bigint[], ${order('userId')}::bigint[], ${order('kind')}::text[],
+          ${order('side')}::text[], ${order('action')}::text[], ${order('priceCents')}::int[],
+          ${order('bookSide')}::text[], ${order('bookPrice')}::int[], ${order('quantity')}::bigint[],
+          ${order('filledQuantity')}::bigint[], ${order('reservedCents')}::bigint[], ${order('status')}::text[],
+          ${order('cancelReason')}::text[], ${order('clientOrderId')}::text[], ${order('expiresAt')}::timestamptz[],
+          ${order('createdAt')}::timestamptz[])
+          AS v(id, user_id, kind, side, action, price_cents, book_side, book_price, quantity, filled_quantity,
+            reserved_cents, status, cancel_reason, client_order_id, expires_at, created_at)
       ),
       new_fills AS (
         INSERT INTO fills (id, option_id, yes_price, quantity, kind, taker_order_id, maker_order_id)
@@ -290,6 +226,21 @@ export class TradingRepository {
       .execute();
   }
 
+  /** Which of these clientOrderIds their users have already given to an order. */
+  usedClientOrderIds(db: Queryable, names: { userId: number; clientOrderId: string }[]) {
+    return db
+      .selectFrom('orders')
+      .select(['user_id', 'client_order_id'])
+      .where((eb) =>
+        eb.or(
+          names.map((n) =>
+            eb.and([eb('user_id', '=', n.userId), eb('client_order_id', '=', n.clientOrderId)]),
+          ),
+        ),
+      )
+      .execute();
+  }
+
   /** Stores idempotency keys with their results; returns how many were new (a race makes it fewer). */
   async insertIdempotencyResults(
     db: Queryable,
@@ -329,143 +280,63 @@ export class TradingRepository {
       .execute();
   }
 
-  insertOrder(db: Queryable, order: NewOrder): Promise<OrderRow> {
-    return db
-      .insertInto('orders')
-      .values({
-        user_id: order.userId,
-        option_id: order.optionId,
-        kind: order.kind,
-        side: order.side,
-        action: order.action,
-        price_cents: order.priceCents,
-        book_side: order.bookSide,
-        book_price: order.bookPrice,
-        quantity: order.quantity,
-        status: 'open',
-        client_order_id: order.clientOrderId,
-        expires_at: order.expiresAt,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
-
-  /** Writes the new fill, reservation and status of several orders at once. */
-  async updateOrders(db: Queryable, outcomes: OrderOutcome[]): Promise<void> {
-    if (outcomes.length === 0) return;
-    await sql`
-      UPDATE orders SET filled_quantity = v.filled, reserved_cents = v.reserved, status = v.status,
-        cancel_reason = coalesce(v.reason, orders.cancel_reason), updated_at = now()
-      FROM unnest(${outcomes.map((o) => o.id)}::bigint[], ${outcomes.map((o) => o.filledQuantity)}::bigint[],
-        ${outcomes.map((o) => o.reservedCents)}::bigint[], ${outcomes.map((o) => o.status)}::text[],
-        ${outcomes.map((o) => o.cancelReason)}::text[]) AS v(id, filled, reserved, status, reason)
-      WHERE orders.id = v.id`.execute(db);
-  }
-
-  findOrders(db: Queryable, ids: number[]): Promise<OrderRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return db.selectFrom('orders').selectAll().where('id', 'in', ids).execute();
-  }
-
-  findOrderWithMarket(db: Queryable, id: number) {
-    return db
-      .selectFrom('orders as o')
-      .innerJoin('options as op', 'op.id', 'o.option_id')
-      .innerJoin('events as e', 'e.id', 'op.event_id')
-      .selectAll('o')
-      .select(['e.slug as event_slug', 'op.label as option_label'])
-      .where('o.id', '=', id)
-      .executeTakeFirst();
+  /**
+   * An option's book as it stands, in one statement (so one consistent snapshot): the option, its event's state,
+   * and its resting orders aggregated per level.
+   */
+  async bookAt(db: Queryable, optionId: number) {
+    const { rows } = await sql<
+      HouseMakerColumns & {
+        id: number;
+        event_id: number;
+        label: string;
+        book_version: number;
+        last_yes_price: number | null;
+        event_slug: string;
+        event_status: EventStatus;
+        levels: [BookSide, number, number, number][] | null;
+      }
+    >`
+      SELECT o.id, o.event_id, o.label, o.book_version, o.last_yes_price, o.liquidity_b, o.amm_offset,
+        o.amm_yes_shares, o.amm_no_shares, e.slug AS event_slug, e.status AS event_status,
+        (SELECT json_agg(json_build_array(l.book_side, l.book_price, l.quantity, l.orders)) FROM (
+          SELECT book_side, book_price, sum(quantity - filled_quantity) AS quantity, count(*) AS orders
+          FROM orders WHERE option_id = o.id AND status IN ('open', 'partially_filled')
+          GROUP BY book_side, book_price) l) AS levels
+      FROM options o JOIN events e ON e.id = o.event_id
+      WHERE o.id = ${optionId}`.execute(db);
+    const row = rows[0];
+    if (!row) return undefined;
+    const { levels, ...option } = row;
+    return {
+      option: { ...option, book_version: Number(option.book_version) },
+      levels: (levels ?? []).map(([side, priceCents, quantity, orders]) => ({
+        side,
+        priceCents,
+        quantity: Number(quantity),
+        orders: Number(orders),
+      })),
+    };
   }
 
   findOrder(db: Queryable, id: number): Promise<OrderRow | undefined> {
     return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async insertFills(
-    db: Queryable,
-    optionId: number,
-    takerOrderId: number,
-    fills: {
-      yesPrice: number;
-      quantity: number;
-      kind: 'mint' | 'transfer' | 'merge';
-      makerOrderId: number | null;
-    }[],
-  ): Promise<{ id: number; created_at: Date }[]> {
-    if (fills.length === 0) return [];
-    return db
-      .insertInto('fills')
-      .values(
-        fills.map((fill) => ({
-          option_id: optionId,
-          yes_price: fill.yesPrice,
-          quantity: fill.quantity,
-          kind: fill.kind,
-          taker_order_id: takerOrderId,
-          maker_order_id: fill.makerOrderId,
-        })),
-      )
-      .returning(['id', 'created_at'])
-      .execute();
-  }
-
-  insertTrades(
-    db: Queryable,
-    optionId: number,
-    eventId: number,
-    fillIds: number[],
-    trades: NewTrade[],
-  ): Promise<TradeRow[]> {
-    if (trades.length === 0) return Promise.resolve([]);
-    return db
-      .insertInto('trades')
-      .values(
-        trades.map((trade) => ({
-          fill_id: fillIds[trade.fillIndex] as number,
-          order_id: trade.orderId,
-          user_id: trade.userId,
-          option_id: optionId,
-          event_id: eventId,
-          side: trade.side,
-          action: trade.action,
-          quantity: trade.quantity,
-          price_cents: trade.priceCents,
-          fee_cents: trade.feeCents,
-          liquidity: trade.liquidity,
-        })),
-      )
-      .returningAll()
-      .execute();
-  }
-
   /** Locks the positions of these holders in an option (creating none). */
   lockPositions(db: Queryable, optionId: number, userIds: number[]): Promise<PositionRow[]> {
     if (userIds.length === 0) return Promise.resolve([]);
-    return db
-      .selectFrom('positions')
-      .selectAll()
-      .where('option_id', '=', optionId)
-      .where('user_id', 'in', userIds)
-      .orderBy('id')
-      .forUpdate()
-      .execute();
-  }
-
-  lockPosition(
-    db: Queryable,
-    userId: number,
-    optionId: number,
-    side: SideText,
-  ): Promise<PositionRow | undefined> {
-    return db
-      .selectFrom('positions')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('option_id', '=', optionId)
-      .where('side', '=', side)
-      .forUpdate()
-      .executeTakeFirst();
+    return (
+      db
+        .selectFrom('positions')
+        .selectAll()
+        .where('option_id', '=', optionId)
+        // One array parameter, not a list: the same text for every batch, so it is prepared once.
+        .where('user_id', '=', sql<number>`ANY(${userIds}::bigint[])`)
+        .orderBy('id')
+        .forUpdate()
+        .execute()
+    );
   }
 
   async savePositions(
@@ -483,95 +354,6 @@ export class TradingRepository {
       ON CONFLICT (user_id, option_id, side) DO UPDATE SET quantity = excluded.quantity,
         reserved_quantity = excluded.reserved_quantity, cost_cents = excluded.cost_cents,
         realized_pnl_cents = excluded.realized_pnl_cents, updated_at = now()`.execute(db);
-  }
-
-  async updateOptionAfterMatch(db: Queryable, optionId: number, change: OptionChange): Promise<number> {
-    const row = await db
-      .updateTable('options')
-      .set((eb) => ({
-        amm_yes_shares: change.ammYesShares,
-        amm_no_shares: change.ammNoShares,
-        pairs_minted: eb('pairs_minted', '+', change.pairsMinted),
-        pairs_merged: eb('pairs_merged', '+', change.pairsMerged),
-        volume_shares: eb('volume_shares', '+', change.volumeShares),
-        volume_cents: eb('volume_cents', '+', change.volumeCents),
-        ...(change.lastYesPrice !== null ? { last_yes_price: change.lastYesPrice } : {}),
-        book_version: eb('book_version', '+', 1),
-      }))
-      .where('id', '=', optionId)
-      .returning('book_version')
-      .executeTakeFirstOrThrow();
-    return row.book_version;
-  }
-
-  async bumpBookVersion(db: Queryable, optionId: number) {
-    return db
-      .updateTable('options')
-      .set((eb) => ({ book_version: eb('book_version', '+', 1) }))
-      .where('id', '=', optionId)
-      .returning(['book_version', 'liquidity_b', 'amm_offset', 'amm_yes_shares', 'amm_no_shares'])
-      .executeTakeFirstOrThrow();
-  }
-
-  /** Resting user quantity at some ladder prices of an option. */
-  async levelsAt(db: Queryable, optionId: number, bids: number[], asks: number[]) {
-    if (bids.length === 0 && asks.length === 0) return [];
-    return db
-      .selectFrom('orders')
-      .select([
-        'book_side',
-        'book_price',
-        sql<number>`sum(quantity - filled_quantity)::bigint`.as('quantity'),
-        sql<number>`count(*)::int`.as('orders'),
-      ])
-      .where('option_id', '=', optionId)
-      .where('status', 'in', OPEN_STATUSES)
-      .where((eb) =>
-        eb.or([
-          ...(bids.length ? [eb.and([eb('book_side', '=', 'bid'), eb('book_price', 'in', bids)])] : []),
-          ...(asks.length ? [eb.and([eb('book_side', '=', 'ask'), eb('book_price', 'in', asks)])] : []),
-        ]),
-      )
-      .groupBy(['book_side', 'book_price'])
-      .execute();
-  }
-
-  /** Claims an idempotency key for this request; returns the stored row when it was used before. */
-  async claimIdempotencyKey(
-    db: Queryable,
-    userId: number,
-    key: string,
-    requestHash: string,
-  ): Promise<{ request_hash: string; status_code: number | null; response: unknown } | null> {
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values({ user_id: userId, key, request_hash: requestHash })
-      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    if (inserted) return null;
-    const row = await db
-      .selectFrom('idempotency_keys')
-      .select(['request_hash', 'status_code', 'response'])
-      .where('user_id', '=', userId)
-      .where('key', '=', key)
-      .executeTakeFirstOrThrow();
-    return row;
-  }
-
-  async completeIdempotencyKey(
-    db: Queryable,
-    userId: number,
-    key: string,
-    statusCode: number,
-    response: unknown,
-  ): Promise<void> {
-    await db
-      .updateTable('idempotency_keys')
-      .set({ status_code: statusCode, response: JSON.stringify(response) })
-      .where('user_id', '=', userId)
-      .where('key', '=', key)
-      .execute();
   }
 
   listOrders(db: Queryable, userId: number, open: boolean, beforeId: number | null, limit: number) {
@@ -619,6 +401,7 @@ export class TradingRepository {
         'e.status as event_status',
         'op.label as option_label',
         'op.last_yes_price',
+        'op.resolution',
       ])
       .where('p.user_id', '=', userId)
       .where('p.quantity', '>', 0)
@@ -657,15 +440,15 @@ export class TradingRepository {
       .execute();
   }
 
-  holdersOf(db: Queryable, optionId: number): Promise<PositionRow[]> {
-    return db
+  /** Who holds shares of an option; locked for a settlement, unlocked for a preview of one. */
+  holdersOf(db: Queryable, optionId: number, lock = true): Promise<PositionRow[]> {
+    const query = db
       .selectFrom('positions')
       .selectAll()
       .where('option_id', '=', optionId)
       .where('quantity', '>', 0)
-      .orderBy('id')
-      .forUpdate()
-      .execute();
+      .orderBy('id');
+    return (lock ? query.forUpdate() : query).execute();
   }
 
   async insertSettlements(
@@ -717,16 +500,4 @@ export class TradingRepository {
       .executeTakeFirst();
     return row !== undefined;
   }
-}
-
-export function toResting(row: OrderRow): RestingOrder {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    side: row.side,
-    action: row.action,
-    bookSide: row.book_side,
-    bookPrice: row.book_price,
-    remaining: row.quantity - row.filled_quantity,
-  };
 }

@@ -13,7 +13,9 @@ import {
   TradeBody,
   TradeView,
 } from './schemas.js';
-import { type OrderRequest, type TradingService, toOrderView, toTradeView } from './service.js';
+import type { TradingService } from './service.js';
+import type { OrderRequest } from './types.js';
+import { toOrderView, toTradeView } from './views.js';
 
 const tags = ['Trading'];
 const security = [{ bearerAuth: [] }];
@@ -61,7 +63,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
           idempotency,
         headers: IdempotencyHeaders,
         body: TradeBody,
-        response: { 201: PlacedOrderView, 200: PlacedOrderView, ...errors(400, 401, 402, 404, 409) },
+        response: { 201: PlacedOrderView, ...errors(400, 401, 402, 404, 409, 503) },
       },
     },
     async (request, reply) => {
@@ -124,7 +126,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
           idempotency,
         headers: IdempotencyHeaders,
         body: LimitOrderBody,
-        response: { 201: PlacedOrderView, 200: PlacedOrderView, ...errors(400, 401, 402, 404, 409) },
+        response: { 201: PlacedOrderView, ...errors(400, 401, 402, 404, 409, 503) },
       },
     },
     async (request, reply) => {
@@ -182,11 +184,10 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
         description:
           'Releases what the order held. 409 ORDER_NOT_OPEN when it is no longer open; 404 for another user’s order.',
         params: IdParams,
-        response: { 200: OrderView, ...errors(400, 401, 404, 409) },
+        response: { 200: OrderView, ...errors(400, 401, 404, 409, 503) },
       },
     },
-    async (request) =>
-      toOrderView(await trading.cancelOrder(currentUser(request).userId, Number(request.params.id))),
+    async (request) => trading.cancelOrder(currentUser(request).userId, Number(request.params.id)),
   );
 
   app.get(

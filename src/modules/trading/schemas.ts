@@ -121,12 +121,19 @@ export const PositionView = Type.Object({
   reservedQuantity: Type.Integer({ description: 'Shares locked by your open SELL orders' }),
   avgPriceCents: Type.Integer({ description: 'Average cost per share, fees included' }),
   costCents: Type.Integer(),
-  markPriceCents: Nullable(Type.Integer({ description: 'Last traded price of this side' })),
+  markPriceCents: Nullable(
+    Type.Integer({ description: 'Last traded price of this side; once resolved, what a share pays' }),
+  ),
   valueCents: Type.Integer(),
   unrealizedPnlCents: Type.Integer(),
   realizedPnlCents: Type.Integer(),
   stopLossProbBps: Nullable(Type.Integer()),
   takeProfitProbBps: Nullable(Type.Integer()),
+  resolution: Nullable(
+    Type.Union([Type.Literal('YES'), Type.Literal('NO'), Type.Literal('VOID')], {
+      description: 'How the option resolved; null while it has not',
+    }),
+  ),
 });
 
 export const Portfolio = Type.Object({

@@ -93,7 +93,7 @@ export class WebhooksRepository {
     return db
       .selectFrom('webhook_subscriptions')
       .select(['id', 'user_id', 'event_types'])
-      .where('user_id', 'in', userIds)
+      .where('user_id', '=', sql<number>`ANY(${userIds}::bigint[])`)
       .execute();
   }
 

@@ -46,6 +46,8 @@ export const systemResolver: Resolver = (hostname) =>
  * where the connection is made to exactly the addresses that were checked (no second DNS answer can slip in).
  * `allowPrivate` (WEBHOOK_ALLOW_PRIVATE) lifts the address rules for local development and tests.
  */
+const LOCAL_NAME = 'names this computer, a local network or a cloud metadata service';
+
 export class UrlGuard {
   constructor(
     private readonly allowPrivate: boolean,
@@ -63,7 +65,7 @@ export class UrlGuard {
       const range = forbiddenRange(literal);
       return range ? `${literal} is a ${range} address, which webhooks may not reach` : null;
     }
-    if (blockedName(url.hostname)) return `${url.hostname} is a local or metadata host name`;
+    if (blockedName(url.hostname)) return `must be a public address: ${url.hostname} ${LOCAL_NAME}`;
     let addresses: LookupAddress[];
     try {
       addresses = await this.resolve(url.hostname);
@@ -103,7 +105,7 @@ export class UrlGuard {
     return (hostname: string, options: LookupOptions, callback) => {
       const fail = (message: string) =>
         callback(Object.assign(new Error(message), { code: 'EADDRNOTALLOWED' }), '', 0);
-      if (blockedName(hostname)) return fail(`${hostname} is a local or metadata host name`);
+      if (blockedName(hostname)) return fail(`${hostname} ${LOCAL_NAME}`);
       resolve(hostname).then(
         (addresses) => {
           const first = addresses[0];

@@ -3,6 +3,15 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
+import {
+  connectionSettings,
+  type DatabaseLog,
+  type DatabaseTimeouts,
+  GuardedPool,
+  silentLog,
+  UNBOUNDED,
+} from './pool.js';
+import { preparingRepeatedStatements } from './prepared.js';
 import type { DB } from './schema.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -123,19 +132,31 @@ export interface OpenDatabaseOptions {
   /** PGlite data directory; null keeps the embedded database in memory. */
   dataDir: string | null;
   poolSize?: number;
+  /** Bounds of every wait on PostgreSQL; unset fields have no bound but the acquire default. */
+  timeouts?: Partial<DatabaseTimeouts>;
+  /** Told of connection failures the service survives (a lost pool or listening connection). */
+  log?: DatabaseLog;
+  /** Runs of one statement text after which it is prepared (see prepared.ts); 0 never prepares. Default 5. */
+  prepareThreshold?: number;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const log = options.log ?? silentLog;
+    const timeouts = { ...UNBOUNDED, ...options.timeouts };
+    const pool = new GuardedPool(options.url, options.poolSize ?? 10, timeouts, log);
+    const prepared = preparingRepeatedStatements(pool, {
+      threshold: options.prepareThreshold ?? 5,
+      maxStatements: 500,
+    });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepared }) });
     await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
     const url = options.url;
     return {
       db,
       kind: 'postgres',
       ping: () => ping(db),
-      listen: (channel, handler, onGap) => listenOnPostgres(url, channel, handler, onGap),
+      listen: (channel, handler, onGap) => listenOnPostgres({ url, timeouts, log }, channel, handler, onGap),
       close: () => db.destroy(),
     };
   }
@@ -158,13 +179,26 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   };
 }
 
+/** How often an idle listening connection proves it is alive, and how long it has to answer. */
+const LISTEN_HEARTBEAT_MS = 2_000;
+const LISTEN_HEARTBEAT_DEADLINE_MS = 2_000;
+/** Pause between attempts to listen again. */
+const LISTEN_RETRY_MS = 250;
+
+interface ListenTarget {
+  url: string;
+  timeouts: DatabaseTimeouts;
+  log: DatabaseLog;
+}
+
 /**
- * LISTEN needs a connection of its own, outside the pool. It reconnects after a failure, every second until it is
- * back; notifications sent while it was away are lost, which is why every listener can resynchronise from the
- * database (and is told of the gap through `onGap`).
+ * LISTEN needs a connection of its own, outside the pool. A lost connection (an error, or no answer to the
+ * heartbeat: a stalled network says nothing) is closed and replaced, retrying until it is back; notifications sent
+ * while it was away are lost, which is why every listener can resynchronise from the database (and is told of the
+ * gap through `onGap`).
  */
 async function listenOnPostgres(
-  url: string,
+  target: ListenTarget,
   channel: string,
   handler: (payload: string) => void,
   onGap?: (listening: boolean) => void,
@@ -172,31 +206,40 @@ async function listenOnPostgres(
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
   let client: pg.Client | null = null;
   let stopped = false;
+  let heartbeat: NodeJS.Timeout | null = null;
   const retry = (): void => {
     if (stopped) return;
     setTimeout(() => {
       connect().then(() => {
         if (client) onGap?.(true);
       }, retry);
-    }, 1000).unref();
+    }, LISTEN_RETRY_MS).unref();
+  };
+  const lost = (next: pg.Client, err: unknown): void => {
+    next.connection.stream.destroy();
+    next.end().catch(() => {});
+    // Only a connection that was listening starts a retry; a failed attempt is retried by `retry` itself.
+    if (client !== next) return;
+    client = null;
+    if (heartbeat) clearInterval(heartbeat);
+    target.log.warn({ err, channel }, 'the listening connection was lost; listening again');
+    onGap?.(false);
+    retry();
   };
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: url });
+    const next = new pg.Client({
+      ...connectionSettings(target.url, target.timeouts),
+      connectionTimeoutMillis: target.timeouts.acquireMs || 5_000,
+    });
     next.on('notification', (message) => {
       if (message.channel === channel && message.payload !== undefined) handler(message.payload);
     });
-    next.on('error', () => {
-      next.end().catch(() => {});
-      // Only a connection that was listening starts a retry; a failed attempt is retried by `retry` itself.
-      if (client !== next) return;
-      client = null;
-      onGap?.(false);
-      retry();
-    });
+    next.on('error', (err) => lost(next, err));
     try {
       await next.connect();
       await next.query(`LISTEN ${channel}`);
     } catch (error) {
+      next.connection.stream.destroy();
       next.end().catch(() => {});
       throw error;
     }
@@ -205,10 +248,26 @@ async function listenOnPostgres(
       return;
     }
     client = next;
+    heartbeat = setInterval(() => {
+      const deadline = setTimeout(
+        () => lost(next, new Error('no answer to the heartbeat')),
+        LISTEN_HEARTBEAT_DEADLINE_MS,
+      );
+      // LISTEN again is a no-op that proves the connection alive (and keeps it named by its channel in pg_stat_activity).
+      next.query(`LISTEN ${channel}`).then(
+        () => clearTimeout(deadline),
+        (err: unknown) => {
+          clearTimeout(deadline);
+          lost(next, err);
+        },
+      );
+    }, LISTEN_HEARTBEAT_MS);
+    heartbeat.unref();
   };
   await connect();
   return async () => {
     stopped = true;
+    if (heartbeat) clearInterval(heartbeat);
     await client?.end().catch(() => {});
   };
 }

@@ -15,6 +15,8 @@ class SqlFileMigrationProvider implements MigrationProvider {
       const text = await readFile(join(MIGRATIONS_DIR, file), 'utf8');
       migrations[file.replace(/\.sql$/, '')] = {
         up: async (db) => {
+          // A migration may rewrite a large table: it is bounded by its locks, not by the statement timeout.
+          await sql`SET LOCAL statement_timeout = 0`.execute(db);
           await sql.raw(text).execute(db);
         },
       };

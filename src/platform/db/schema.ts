@@ -39,6 +39,10 @@ export interface SessionsTable {
   created_at: CreatedAt;
   expires_at: Timestamp;
   revoked_at: Timestamp | null;
+  created_ip: string | null;
+  user_agent: string | null;
+  last_used_at: Timestamp | null;
+  last_used_ip: string | null;
 }
 
 export interface ApiKeysTable {
@@ -50,6 +54,7 @@ export interface ApiKeysTable {
   created_at: CreatedAt;
   last_used_at: Timestamp | null;
   revoked_at: Timestamp | null;
+  last_used_ip: string | null;
 }
 
 export interface LoginThrottleTable {

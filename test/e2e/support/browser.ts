@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -58,4 +59,27 @@ export async function unlabelled(page: Page): Promise<string[]> {
   >(`[...document.querySelectorAll('input:not([type=hidden]), select, textarea, img:not([alt])')]
     .filter((element) => element.tagName === 'IMG' || !(element.labels?.length || element.getAttribute('aria-label') || element.getAttribute('aria-labelledby')))
     .map((element) => element.tagName.toLowerCase() + '#' + (element.id || element.getAttribute('name') || '?'))`);
+}
+
+/** Screenshots committed with the project, so a reader sees each main screen without running anything. */
+export const DOCS_SCREENSHOT_DIR = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+
+export async function docsScreenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(DOCS_SCREENSHOT_DIR, { recursive: true });
+  await page.waitForLoadState('networkidle');
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path: path.join(DOCS_SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's WCAG 2.1 A and AA checks on the page as it stands, each violation as "rule: target, target". The
+ * script is evaluated through the DevTools protocol, so the page's content-security policy does not block it.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate<string[]>(`axe
+    .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+    .then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
 }

@@ -1,3 +1,5 @@
+import { createClient } from '../../../clients/typescript/src/index.js';
+
 /** The one way the app talks to the service: same-origin fetch, Bearer session token, `{error, code}` errors. */
 
 const TOKEN_KEY = 'pmx.session';
@@ -75,16 +77,24 @@ async function send(path: string, options: RequestOptions): Promise<Response> {
 }
 
 async function toApiError(response: Response, hadToken: boolean): Promise<ApiError> {
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    // Not JSON (a proxy's error page): keep the status text.
+  }
+  return apiErrorOf(response, body, hadToken);
+}
+
+function apiErrorOf(response: Response, body: unknown, hadToken: boolean): ApiError {
   let code = `HTTP_${response.status}`;
   let message = response.statusText || 'Request failed';
   let details: unknown;
-  try {
-    const body = (await response.json()) as { error?: unknown; code?: unknown; details?: unknown };
-    if (typeof body.error === 'string') message = body.error;
-    if (typeof body.code === 'string') code = body.code;
-    details = body.details;
-  } catch {
-    // Not JSON (a proxy's error page): keep the status text.
+  if (body && typeof body === 'object') {
+    const fields = body as { error?: unknown; code?: unknown; details?: unknown };
+    if (typeof fields.error === 'string') message = fields.error;
+    if (typeof fields.code === 'string') code = fields.code;
+    details = fields.details;
   }
   // A session that expired or was revoked elsewhere: forget it so the app shows the signed-out state.
   if (response.status === 401 && hadToken && code === 'UNAUTHENTICATED') sessionToken.set(null);
@@ -96,6 +106,33 @@ async function toApiError(response: Response, hadToken: boolean): Promise<ApiErr
     details,
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
   );
+}
+
+/**
+ * The typed client generated from the API's OpenAPI document (clients/typescript), on the page's own origin with
+ * the session token. Paths, parameters, bodies and answers are checked against the contract at compile time.
+ */
+export const apiClient = createClient({ baseUrl: '' });
+apiClient.use({
+  onRequest({ request }) {
+    const token = sessionToken.get();
+    if (token) request.headers.set('authorization', `Bearer ${token}`);
+    return request;
+  },
+});
+
+/** The answer of a typed-client call, or the same ApiError as `api()` throws. */
+export async function typed<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const hadToken = sessionToken.get() !== null;
+  let result: Awaited<typeof call>;
+  try {
+    result = await call;
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'AbortError') throw error;
+    throw new ApiError(0, 'NETWORK', 'Cannot reach the server. Check your connection and try again.');
+  }
+  if (result.response.ok) return result.data as T;
+  throw apiErrorOf(result.response, result.error, hadToken);
 }
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {

@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import type { LiveTrade } from '../lib/market';
 import { LiveBook, type StreamLevel } from './book';
-import { ApiError, api } from './client';
+import { ApiError, apiClient, typed } from './client';
 import { stream } from './stream';
 import type { Action, OrderBook, Side } from './types';
 
@@ -66,7 +67,7 @@ export const ORDER_BOOK_POLL_MS = 3000;
 
 function polledOrderBook(optionId: string): LiveFeed<OrderBook> {
   return pollingFeed(
-    (signal) => api<OrderBook>(`/api/orderbook/${encodeURIComponent(optionId)}`, { signal }),
+    (signal) => typed(apiClient.GET('/api/orderbook/{optionId}', { params: { path: { optionId } }, signal })),
     ORDER_BOOK_POLL_MS,
   );
 }
@@ -133,7 +134,7 @@ export function orderBookFeed(
 }
 
 export interface StreamTrade {
-  id: number;
+  id: string;
   yesPriceCents: number;
   quantity: number;
   takerSide: Side;
@@ -179,4 +180,43 @@ export function useLive<T>(feed: LiveFeed<T> | null): { data: T | undefined; err
     );
   }, [feed]);
   return { data, error };
+}
+
+/**
+ * Every execution in any of these options, as the stream delivers it (nothing without the stream). The market
+ * page uses it to move its prices, chart and the viewer's holdings with each trade. Trades made between the
+ * page's first read and the subscription are not streamed: `onSubscribed` says when to read again to catch them.
+ */
+export function useMarketTrades(
+  optionIds: string[],
+  onTrades: (trades: LiveTrade[]) => void,
+  onSubscribed: () => void,
+): void {
+  const latest = useRef(onTrades);
+  latest.current = onTrades;
+  const subscribed = useRef(onSubscribed);
+  subscribed.current = onSubscribed;
+  const key = optionIds.join(',');
+  useEffect(() => {
+    if (!key || !stream.available) return;
+    const offs = key.split(',').map((optionId) =>
+      stream.subscribe(`trades:${optionId}`, (message) => {
+        if (message.type === 'subscribed') subscribed.current();
+        if (message.type !== 'trades') return;
+        const trades = (message.trades as StreamTrade[] | undefined) ?? [];
+        if (trades.length === 0) return;
+        latest.current(
+          trades.map((trade) => ({
+            optionId,
+            yesPriceCents: trade.yesPriceCents,
+            quantity: trade.quantity,
+            at: trade.at,
+          })),
+        );
+      }),
+    );
+    return () => {
+      for (const off of offs) off();
+    };
+  }, [key]);
 }

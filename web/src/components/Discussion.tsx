@@ -7,6 +7,7 @@ import { timeAgo } from '../lib/format';
 import { useAction, usePaged } from '../lib/hooks';
 import { Avatar } from './Avatar';
 import { PagedList } from './Paged';
+import { ReportButton } from './ReportButton';
 import { ErrorMessage, SignInPrompt } from './Status';
 
 function Composer({
@@ -54,7 +55,7 @@ function Composer({
 }
 
 function Comments({ post, onAdded }: { post: Post; onAdded: () => void }) {
-  const { signedIn } = useAuth();
+  const { signedIn, me } = useAuth();
   const comments = usePaged<Comment>(`/api/posts/${post.id}/comments?limit=50`);
   return (
     <div className="comments">
@@ -68,6 +69,9 @@ function Comments({ post, onAdded }: { post: Post; onAdded: () => void }) {
                 </Link>{' '}
                 <span className="muted small">{timeAgo(comment.createdAt)}</span>
                 <p>{comment.text}</p>
+                {me?.id !== comment.author.id ? (
+                  <ReportButton targetType="COMMENT" targetId={comment.id} />
+                ) : null}
               </li>
             ))}
           </ul>
@@ -149,7 +153,9 @@ function PostItem({
           >
             Delete
           </button>
-        ) : null}
+        ) : (
+          <ReportButton targetType="POST" targetId={post.id} />
+        )}
       </div>
       <ErrorMessage error={like.error ?? remove.error} />
       <div id={commentsId} hidden={!open}>

@@ -17,6 +17,7 @@ const NAV = [
   { to: '/tournaments', label: 'Tournaments' },
   { to: '/challenges', label: 'Challenges' },
   { to: '/progress', label: 'Progress' },
+  { to: '/copy-trading', label: 'Copy trading' },
 ];
 
 function useUnreadCount(signedIn: boolean): number {
@@ -114,6 +115,11 @@ export function Layout({ children }: { children: ReactNode }) {
                   </NavLink>
                 </li>
               ))}
+              {me?.role === 'admin' ? (
+                <li>
+                  <NavLink to="/admin">Console</NavLink>
+                </li>
+              ) : null}
             </ul>
           </nav>
           <div className="header-actions">

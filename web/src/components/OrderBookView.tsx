@@ -1,21 +1,34 @@
 import type { CSSProperties } from 'react';
-import type { BookLevel, OrderBook, Side } from '../api/types';
+import type { Action, BookLevel, OrderBook, Side } from '../api/types';
 import { formatNumber, formatPrice } from '../lib/format';
+import { DepthChart } from './DepthChart';
 import { ErrorMessage, Loading } from './Status';
 
 const LEVELS = 8;
+
+/** A book level chosen as the ticket's price: an ask to buy at, a bid to sell at. */
+export interface PickedPrice {
+  side: Side;
+  action: Action;
+  priceCents: number;
+  /** Tells two picks of the same level apart, so each click fills the ticket again. */
+  at: number;
+}
 
 function Levels({
   title,
   levels,
   kind,
   max,
+  onPick,
 }: {
   title: string;
   levels: BookLevel[];
-  kind: string;
+  kind: 'bids' | 'asks';
   max: number;
+  onPick?: (priceCents: number) => void;
 }) {
+  const verb = kind === 'asks' ? 'Buy' : 'Sell';
   return (
     <table className={`book-side ${kind}`}>
       <caption>{title}</caption>
@@ -39,7 +52,21 @@ function Levels({
               key={level.priceCents}
               style={{ '--depth': `${(level.quantity / max) * 100}%` } as CSSProperties}
             >
-              <td>{formatPrice(level.priceCents)}</td>
+              <td>
+                {onPick ? (
+                  <button
+                    type="button"
+                    className="level-button"
+                    title={`${verb} at ${formatPrice(level.priceCents)}`}
+                    onClick={() => onPick(level.priceCents)}
+                  >
+                    {formatPrice(level.priceCents)}
+                    <span className="visually-hidden"> ({verb.toLowerCase()} at this price)</span>
+                  </button>
+                ) : (
+                  formatPrice(level.priceCents)
+                )}
+              </td>
               <td>{formatNumber(level.quantity)}</td>
               <td>
                 {level.orders > 0 ? level.orders : null}
@@ -61,12 +88,16 @@ export function OrderBookView({
   error,
   side,
   onSide,
+  onPick,
 }: {
   book: OrderBook | undefined;
   error: unknown;
   side: Side;
   onSide: (side: Side) => void;
+  onPick?: (picked: PickedPrice) => void;
 }) {
+  const pick = (action: Action) =>
+    onPick ? (priceCents: number) => onPick({ side, action, priceCents, at: Date.now() }) : undefined;
   const view = book ? (side === 'YES' ? book.yes : book.no) : undefined;
   const max = view
     ? Math.max(1, ...[...view.bids, ...view.asks].slice(0, LEVELS * 2).map((l) => l.quantity))
@@ -102,6 +133,7 @@ export function OrderBookView({
         <>
           <p className="muted small">
             Last traded {side === 'YES' ? 'Yes' : 'No'} price: {formatPrice(last)} · updates live
+            {onPick ? ' · pick a price to fill the ticket' : ''}
           </p>
           <div className="book">
             <Levels
@@ -109,14 +141,17 @@ export function OrderBookView({
               levels={view.bids}
               kind="bids"
               max={max}
+              onPick={pick('SELL')}
             />
             <Levels
               title={`Asks: sellers of ${side === 'YES' ? 'Yes' : 'No'}`}
               levels={view.asks}
               kind="asks"
               max={max}
+              onPick={pick('BUY')}
             />
           </div>
+          <DepthChart bids={view.bids} asks={view.asks} side={side} />
         </>
       ) : null}
     </section>

@@ -4,6 +4,7 @@ import type { Order } from '../api/types';
 import { formatDate, formatNumber, formatPrice, titleCase } from '../lib/format';
 import { useAction } from '../lib/hooks';
 import { ErrorMessage } from './Status';
+import { TableScroll } from './TableScroll';
 
 function CancelButton({ order, onCancelled }: { order: Order; onCancelled: (order: Order) => void }) {
   const cancel = useAction(async () => {
@@ -36,7 +37,7 @@ export function OpenOrdersTable({
   onCancelled: (order: Order) => void;
 }) {
   return (
-    <div className="table-wrap">
+    <TableScroll label="Open orders table">
       <table className="data" aria-label="Open orders">
         <thead>
           <tr>
@@ -80,6 +81,6 @@ export function OpenOrdersTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }

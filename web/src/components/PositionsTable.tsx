@@ -3,20 +3,24 @@ import { Link } from 'react-router';
 import type { Position } from '../api/types';
 import { formatCredits, formatNumber, formatPrice, formatSignedCredits, pnlClass } from '../lib/format';
 import { ProtectionsForm } from './ProtectionsForm';
+import { TableScroll } from './TableScroll';
 
 export function PositionsTable({
   positions,
   showMarket = true,
+  protections = true,
   onChanged,
 }: {
   positions: Position[];
   showMarket?: boolean;
+  /** Stop-loss and take-profit only make sense while the market trades. */
+  protections?: boolean;
   onChanged?: () => void;
 }) {
   const [editing, setEditing] = useState<string | null>(null);
   const columns = showMarket ? 8 : 7;
   return (
-    <div className="table-wrap">
+    <TableScroll label="Positions table">
       <table className="data" aria-label="Positions">
         <thead>
           <tr>
@@ -48,7 +52,10 @@ export function PositionsTable({
                   {showMarket ? null : <span className="muted"> · {position.optionLabel}</span>}
                 </td>
                 <td>{formatPrice(position.avgPriceCents)}</td>
-                <td>{formatPrice(position.markPriceCents)}</td>
+                <td>
+                  {formatPrice(position.markPriceCents)}
+                  {position.resolution ? <div className="muted small">payout</div> : null}
+                </td>
                 <td>{formatCredits(position.valueCents)}</td>
                 <td className={pnlClass(position.unrealizedPnlCents)}>
                   {formatSignedCredits(position.unrealizedPnlCents)}
@@ -61,7 +68,7 @@ export function PositionsTable({
                     {position.stopLossProbBps !== null ? `Stop ${position.stopLossProbBps / 100}¢ ` : ''}
                     {position.takeProfitProbBps !== null ? `Take ${position.takeProfitProbBps / 100}¢` : ''}
                   </span>{' '}
-                  {position.quantity > 0 ? (
+                  {position.quantity > 0 && protections && !position.resolution ? (
                     <button
                       type="button"
                       className="link-button"
@@ -93,6 +100,6 @@ export function PositionsTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }

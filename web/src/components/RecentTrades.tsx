@@ -1,5 +1,6 @@
 import { useRecentTrades } from '../api/live';
 import { formatNumber, formatPrice } from '../lib/format';
+import { TableScroll } from './TableScroll';
 
 /** Executions in the selected option as they happen, from the market-data stream. */
 export function RecentTrades({ optionId, label }: { optionId: string; label: string }) {
@@ -12,7 +13,7 @@ export function RecentTrades({ optionId, label }: { optionId: string; label: str
       ) : trades.length === 0 ? (
         <p className="empty">No trades since you opened this page. New ones appear here as they happen.</p>
       ) : (
-        <div className="table-wrap">
+        <TableScroll label="Live trades table">
           <table className="data" aria-label="Live trades">
             <thead>
               <tr>
@@ -38,7 +39,7 @@ export function RecentTrades({ optionId, label }: { optionId: string; label: str
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );

@@ -1,13 +1,18 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useState } from 'react';
 import { Link } from 'react-router';
 import { api, idempotencyKey } from '../api/client';
-import type { Action, MarketDetail, OrderBook, OrderResult, Side } from '../api/types';
+import type { Action, BookLevel, MarketDetail, OrderBook, OrderResult, Position, Side } from '../api/types';
 import { useAuth } from '../auth';
 import { formatCredits, formatNumber, formatPrice } from '../lib/format';
 import { useAction } from '../lib/hooks';
+import { estimateFill, type FillEstimate, levelsTaken, priceToFill } from '../lib/market';
+import type { PickedPrice } from './OrderBookView';
 import { ErrorMessage } from './Status';
 
 type Kind = 'market' | 'limit';
+
+/** Orders that could cost or bring more than this (in cents) are shown for review before they are sent. */
+export const REVIEW_ABOVE_CENTS = 10_000;
 
 const EXPIRIES = [
   { value: '', label: 'Until cancelled' },
@@ -21,18 +26,24 @@ function sideName(side: Side): string {
   return side === 'YES' ? 'Yes' : 'No';
 }
 
-/** The price a new ticket starts from: what the book offers right now for this side and direction. */
+function clampPrice(cents: number): number {
+  return Math.min(99, Math.max(1, cents));
+}
+
+/**
+ * The price a new ticket starts from. A market order starts at the price that fills the whole quantity from the
+ * visible book; a limit order at the best price on its own side of the book (it waits there).
+ */
 export function suggestedPrice(
-  book: OrderBook | undefined,
+  levels: { taken: BookLevel[]; own: BookLevel[] } | undefined,
   fallbackCents: number,
-  side: Side,
-  action: Action,
   kind: Kind,
+  quantity: number,
 ): number {
-  const view = book ? (side === 'YES' ? book.yes : book.no) : undefined;
-  const takes = kind === 'market' ? action === 'BUY' : action === 'SELL';
-  const level = takes ? view?.asks[0] : view?.bids[0];
-  return Math.min(99, Math.max(1, level?.priceCents ?? fallbackCents));
+  if (!levels) return clampPrice(fallbackCents);
+  const cents =
+    kind === 'market' ? priceToFill(levels.taken, Math.max(1, quantity)) : levels.own[0]?.priceCents;
+  return clampPrice(cents ?? fallbackCents);
 }
 
 function describeResult(order: OrderResult): string {
@@ -47,10 +58,75 @@ function describeResult(order: OrderResult): string {
       order.remainingQuantity > 0
         ? ` ${formatNumber(order.remainingQuantity)} could not be filled at your price and were cancelled.`
         : '';
-    return `${filled}${rest}`;
+    return `${filled}${rest}`.trim();
   }
   if (order.status === 'filled') return filled;
   return `${filled} Limit order open: ${formatNumber(order.remainingQuantity)} ${side} at ${formatPrice(order.priceCents)}.`.trim();
+}
+
+/** The estimate from the visible book, in words: how much fills, at what average, and what happens to the rest. */
+function EstimateLine({
+  estimate,
+  quantity,
+  kind,
+  action,
+}: {
+  estimate: FillEstimate;
+  quantity: number;
+  kind: Kind;
+  action: Action;
+}) {
+  const rest = quantity - estimate.filled;
+  if (estimate.filled === 0) {
+    return (
+      <p className={kind === 'market' ? 'field-error' : 'muted small'} data-testid="estimate">
+        {kind === 'market'
+          ? 'Nothing in the book at this price: this order would not fill. Change the price or place a limit order.'
+          : `Nothing fills now: the order waits in the book for a ${action === 'BUY' ? 'seller' : 'buyer'}.`}
+      </p>
+    );
+  }
+  const fills = `${formatNumber(estimate.filled)} of ${formatNumber(quantity)} fill now at about ${formatPrice(estimate.averageCents)} on average`;
+  const tail =
+    rest === 0
+      ? '.'
+      : kind === 'market'
+        ? `; the other ${formatNumber(rest)} would be cancelled.`
+        : `; ${formatNumber(rest)} wait in the book.`;
+  return (
+    <p className={rest > 0 && kind === 'market' ? 'warning' : 'muted small'} data-testid="estimate">
+      Estimate: {fills}
+      {tail}
+    </p>
+  );
+}
+
+function useTicketState(onChange: () => void) {
+  const [action, setAction] = useState<Action>('BUY');
+  const [kind, setKind] = useState<Kind>('market');
+  const [quantity, setQuantity] = useState('10');
+  // The price the user typed, remembered for the contract it was typed for; any other contract starts from the book.
+  const [typed, setTyped] = useState<{ contract: string; value: string } | null>(null);
+  const [expiry, setExpiry] = useState('');
+  // Every edit clears the last outcome and any review in progress: a message always speaks of the inputs shown.
+  const edit =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      onChange();
+    };
+  return {
+    action,
+    kind,
+    quantity,
+    typed,
+    expiry,
+    setAction: edit(setAction),
+    setKind: edit(setKind),
+    setQuantity: edit(setQuantity),
+    setTyped: edit(setTyped),
+    setExpiry: edit(setExpiry),
+  };
 }
 
 export function TradeTicket({
@@ -60,6 +136,8 @@ export function TradeTicket({
   side,
   onSide,
   book,
+  positions,
+  picked,
   onPlaced,
 }: {
   market: MarketDetail;
@@ -68,36 +146,16 @@ export function TradeTicket({
   side: Side;
   onSide: (side: Side) => void;
   book: OrderBook | undefined;
+  positions: Position[];
+  picked: PickedPrice | null;
   onPlaced: (order: OrderResult) => void;
 }) {
   const { signedIn, me, refresh } = useAuth();
   const ids = useId();
-  const [action, setAction] = useState<Action>('BUY');
-  const [kind, setKind] = useState<Kind>('market');
-  const [quantity, setQuantity] = useState('10');
-  // The price the user typed, remembered for the contract it was typed for; any other contract starts from the book.
-  const [typed, setTyped] = useState<{ contract: string; value: string } | null>(null);
-  const [expiry, setExpiry] = useState('');
   const [result, setResult] = useState<string | null>(null);
-  const option = market.options.find((candidate) => candidate.id === optionId) ?? market.options[0]!;
-  const fallback = side === 'YES' ? option.yesPriceCents : option.noPriceCents;
-  const bookForOption = book?.optionId === option.id ? book : undefined;
-  const suggestion = suggestedPrice(bookForOption, fallback, side, action, kind);
-
-  const contract = `${option.id}|${side}|${action}|${kind}`;
-  const price = typed?.contract === contract ? typed.value : String(suggestion);
-
-  const place = useAction(async () => {
-    const body = {
-      optionId: option.id,
-      side,
-      action,
-      quantity: Number(quantity),
-      ...(kind === 'market'
-        ? { priceCents: Number(price) }
-        : { limitPriceCents: Number(price), ...(expiry ? { expiresInHours: Number(expiry) } : {}) }),
-    };
-    const order = await api<OrderResult>(kind === 'market' ? '/api/trades' : '/api/limit-orders', {
+  const [reviewing, setReviewing] = useState(false);
+  const place = useAction(async (body: Record<string, unknown>, path: string) => {
+    const order = await api<OrderResult>(path, {
       method: 'POST',
       body,
       headers: { 'idempotency-key': idempotencyKey() },
@@ -106,27 +164,101 @@ export function TradeTicket({
     refresh();
     onPlaced(order);
   });
+  const { clearError } = place;
+  const reset = () => {
+    setResult(null);
+    setReviewing(false);
+    clearError();
+  };
+  const ticket = useTicketState(reset);
+  const { action, kind, quantity, typed, expiry } = ticket;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a new pick fills the ticket
+  useEffect(() => {
+    if (!picked) return;
+    onSide(picked.side);
+    ticket.setAction(picked.action);
+    ticket.setKind('limit');
+    ticket.setTyped({
+      contract: `${optionId}|${picked.side}|${picked.action}|limit`,
+      value: String(picked.priceCents),
+    });
+  }, [picked?.at]);
+
+  const option = market.options.find((candidate) => candidate.id === optionId) ?? market.options[0]!;
+  const bookForOption = book?.optionId === option.id ? book : undefined;
   const qty = Number(quantity);
+  const taken = bookForOption ? levelsTaken(bookForOption, side, action) : undefined;
+  const own = bookForOption ? levelsTaken(bookForOption, side, action === 'BUY' ? 'SELL' : 'BUY') : undefined;
+  const fallback = side === 'YES' ? option.yesPriceCents : option.noPriceCents;
+  const suggestion = suggestedPrice(taken && own ? { taken, own } : undefined, fallback, kind, qty);
+  const contract = `${option.id}|${side}|${action}|${kind}`;
+  const price = typed?.contract === contract ? typed.value : String(suggestion);
   const cents = Number(price);
   const valid = Number.isInteger(qty) && qty >= 1 && Number.isInteger(cents) && cents >= 1 && cents <= 99;
+  const estimate = valid && taken ? estimateFill(taken, action, qty, cents) : null;
+  const holding = positions.find((p) => p.optionId === option.id && p.side === side);
+  const sellable = holding ? holding.quantity - holding.reservedQuantity : 0;
+  const worstCost = cents * qty;
+  const cash = me?.balance.cashCents ?? null;
+  const problem = !valid
+    ? 'Enter a whole number of shares (at least 1) and a price from 1¢ to 99¢.'
+    : action === 'BUY' && cash !== null && worstCost > cash
+      ? `This order could cost ${formatCredits(worstCost)}, more than the ${formatCredits(cash)} you have available.`
+      : action === 'SELL' && signedIn && qty > sellable
+        ? `You can sell at most ${formatNumber(sellable)} ${sideName(side)} shares of ${option.label}.`
+        : null;
   const open = market.status === 'open';
 
+  const send = () => {
+    setResult(null);
+    setReviewing(false);
+    const body = {
+      optionId: option.id,
+      side,
+      action,
+      quantity: qty,
+      ...(kind === 'market'
+        ? { priceCents: cents }
+        : { limitPriceCents: cents, ...(expiry ? { expiresInHours: Number(expiry) } : {}) }),
+    };
+    void place.run(body, kind === 'market' ? '/api/trades' : '/api/limit-orders');
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setResult(null);
-    if (valid) void place.run();
+    if (problem || !open) return;
+    if (worstCost > REVIEW_ABOVE_CENTS) setReviewing(true);
+    else send();
   };
+  // Enter in a field never sends an order by itself: it opens the review.
+  const onKeyDown = (event: KeyboardEvent<HTMLFormElement>) => {
+    if (event.key !== 'Enter' || !(event.target instanceof HTMLInputElement)) return;
+    event.preventDefault();
+    if (!problem && open) setReviewing(true);
+  };
+  const quote = (value: Side) => {
+    const levels = bookForOption ? levelsTaken(bookForOption, value, action) : undefined;
+    const best = levels?.[0]?.priceCents;
+    if (best !== undefined) return best;
+    return value === 'YES' ? option.yesPriceCents : option.noPriceCents;
+  };
+  const verb = action === 'BUY' ? 'Buy' : 'Sell';
 
   return (
     <section className="card ticket" aria-labelledby={`${ids}-title`}>
       <h2 id={`${ids}-title`}>Trade</h2>
-      {!open ? <p className="notice">This market is {market.status}: trading is closed.</p> : null}
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={submit} onKeyDown={onKeyDown} noValidate>
         {market.options.length > 1 ? (
           <div className="field">
             <label htmlFor={`${ids}-option`}>Option</label>
-            <select id={`${ids}-option`} value={option.id} onChange={(event) => onOption(event.target.value)}>
+            <select
+              id={`${ids}-option`}
+              value={option.id}
+              onChange={(event) => {
+                reset();
+                onOption(event.target.value);
+              }}
+            >
               {market.options.map((candidate) => (
                 <option key={candidate.id} value={candidate.id}>
                   {candidate.label}
@@ -144,14 +276,14 @@ export function TradeTicket({
                 name="action"
                 value={value}
                 checked={action === value}
-                onChange={() => setAction(value)}
+                onChange={() => ticket.setAction(value)}
               />
               <span>{value === 'BUY' ? 'Buy' : 'Sell'}</span>
             </label>
           ))}
         </fieldset>
         <fieldset className="segmented sides">
-          <legend>Outcome</legend>
+          <legend>Outcome ({action === 'BUY' ? 'best offer' : 'best bid'})</legend>
           {(['YES', 'NO'] as const).map((value) => (
             <label key={value} className={value === 'YES' ? 'yes' : 'no'}>
               <input
@@ -159,36 +291,31 @@ export function TradeTicket({
                 name="side"
                 value={value}
                 checked={side === value}
-                onChange={() => onSide(value)}
+                onChange={() => {
+                  reset();
+                  onSide(value);
+                }}
               />
-              <span>
-                {sideName(value)} {formatPrice(value === 'YES' ? option.yesPriceCents : option.noPriceCents)}
+              <span data-testid={`ticket-${value.toLowerCase()}-price`}>
+                {sideName(value)} {formatPrice(quote(value))}
               </span>
             </label>
           ))}
         </fieldset>
         <fieldset className="segmented">
           <legend>Order type</legend>
-          <label>
-            <input
-              type="radio"
-              name="kind"
-              value="market"
-              checked={kind === 'market'}
-              onChange={() => setKind('market')}
-            />
-            <span>Market</span>
-          </label>
-          <label>
-            <input
-              type="radio"
-              name="kind"
-              value="limit"
-              checked={kind === 'limit'}
-              onChange={() => setKind('limit')}
-            />
-            <span>Limit</span>
-          </label>
+          {(['market', 'limit'] as const).map((value) => (
+            <label key={value}>
+              <input
+                type="radio"
+                name="kind"
+                value={value}
+                checked={kind === value}
+                onChange={() => ticket.setKind(value)}
+              />
+              <span>{value === 'market' ? 'Market' : 'Limit'}</span>
+            </label>
+          ))}
         </fieldset>
         <div className="field-row">
           <div className="field">
@@ -201,7 +328,8 @@ export function TradeTicket({
               step={1}
               required
               value={quantity}
-              onChange={(event) => setQuantity(event.target.value)}
+              aria-describedby={action === 'SELL' ? `${ids}-held` : undefined}
+              onChange={(event) => ticket.setQuantity(event.target.value)}
             />
           </div>
           <div className="field">
@@ -222,10 +350,29 @@ export function TradeTicket({
               required
               value={price}
               aria-describedby={`${ids}-price-hint`}
-              onChange={(event) => setTyped({ contract, value: event.target.value })}
+              onChange={(event) => ticket.setTyped({ contract, value: event.target.value })}
             />
           </div>
         </div>
+        {action === 'SELL' && signedIn ? (
+          <p id={`${ids}-held`} className="small held">
+            You hold <span data-testid="shares-held">{formatNumber(sellable)}</span> {sideName(side)} shares
+            of {option.label}
+            {holding && holding.reservedQuantity > 0
+              ? ` (${formatNumber(holding.reservedQuantity)} more offered in open orders)`
+              : ''}
+            .{' '}
+            {sellable > 0 ? (
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => ticket.setQuantity(String(sellable))}
+              >
+                Max
+              </button>
+            ) : null}
+          </p>
+        ) : null}
         <p id={`${ids}-price-hint`} className="muted small">
           {kind === 'market'
             ? 'Fills now at the best prices available up to this limit; anything left is cancelled.'
@@ -234,7 +381,11 @@ export function TradeTicket({
         {kind === 'limit' ? (
           <div className="field">
             <label htmlFor={`${ids}-expiry`}>Expires</label>
-            <select id={`${ids}-expiry`} value={expiry} onChange={(event) => setExpiry(event.target.value)}>
+            <select
+              id={`${ids}-expiry`}
+              value={expiry}
+              onChange={(event) => ticket.setExpiry(event.target.value)}
+            >
               {EXPIRIES.map((item) => (
                 <option key={item.value} value={item.value}>
                   {item.label}
@@ -245,46 +396,82 @@ export function TradeTicket({
         ) : null}
 
         {valid ? (
-          <dl className="preview" aria-live="polite">
-            {action === 'BUY' ? (
-              <>
-                <div>
-                  <dt>{kind === 'market' ? 'Cost, at most' : 'Cost'}</dt>
-                  <dd data-testid="preview-cost">{formatCredits(cents * qty)}</dd>
-                </div>
-                <div>
-                  <dt>Pays if {sideName(side)} wins</dt>
-                  <dd data-testid="preview-payout">{formatCredits(100 * qty)}</dd>
-                </div>
-                <div>
-                  <dt>Profit if right</dt>
-                  <dd className="gain">{formatCredits((100 - cents) * qty)}</dd>
-                </div>
-              </>
-            ) : (
-              <div>
-                <dt>{kind === 'market' ? 'You receive, at least' : 'You receive'}</dt>
-                <dd data-testid="preview-cost">{formatCredits(cents * qty)}</dd>
-              </div>
-            )}
-            {me ? (
-              <div>
-                <dt>Available</dt>
-                <dd>{formatCredits(me.balance.cashCents)}</dd>
-              </div>
+          <div aria-live="polite">
+            {estimate ? (
+              <EstimateLine estimate={estimate} quantity={qty} kind={kind} action={action} />
             ) : null}
-          </dl>
-        ) : (
-          <p className="field-error" role="alert">
-            Enter a whole number of shares (at least 1) and a price from 1¢ to 99¢.
+            <dl className="preview">
+              {action === 'BUY' ? (
+                <>
+                  {estimate && estimate.filled > 0 && kind === 'market' ? (
+                    <div>
+                      <dt>Estimated cost</dt>
+                      <dd data-testid="preview-estimate">{formatCredits(estimate.totalCents)}</dd>
+                    </div>
+                  ) : null}
+                  <div>
+                    <dt>{kind === 'market' ? 'Cost, at most' : 'Cost'}</dt>
+                    <dd data-testid="preview-cost">{formatCredits(worstCost)}</dd>
+                  </div>
+                  <div>
+                    <dt>Pays if {sideName(side)} wins</dt>
+                    <dd data-testid="preview-payout">{formatCredits(100 * qty)}</dd>
+                  </div>
+                </>
+              ) : (
+                <>
+                  {estimate && estimate.filled > 0 && kind === 'market' ? (
+                    <div>
+                      <dt>Estimated proceeds</dt>
+                      <dd data-testid="preview-estimate">{formatCredits(estimate.totalCents)}</dd>
+                    </div>
+                  ) : null}
+                  <div>
+                    <dt>{kind === 'market' ? 'You receive, at least' : 'You receive'}</dt>
+                    <dd data-testid="preview-cost">{formatCredits(worstCost)}</dd>
+                  </div>
+                </>
+              )}
+              {cash !== null ? (
+                <div>
+                  <dt>Available</dt>
+                  <dd>{formatCredits(cash)}</dd>
+                </div>
+              ) : null}
+            </dl>
+          </div>
+        ) : null}
+        {problem ? (
+          <p className="field-error" role="alert" data-testid="ticket-problem">
+            {problem}
           </p>
-        )}
+        ) : null}
 
-        {signedIn ? (
-          <button type="submit" className="button block" disabled={!open || !valid || place.pending}>
-            {place.pending
-              ? 'Placing…'
-              : `${action === 'BUY' ? 'Buy' : 'Sell'} ${sideName(side)}${kind === 'limit' ? ' (limit)' : ''}`}
+        {reviewing && !problem ? (
+          <section className="review" aria-labelledby={`${ids}-review`}>
+            <h3 id={`${ids}-review`}>Review your order</h3>
+            <p data-testid="review-summary">
+              {verb} {formatNumber(qty)} {sideName(side)} · {option.label} ·{' '}
+              {kind === 'market' ? 'market order, ' : 'limit '}
+              {action === 'BUY' ? 'paying at most' : 'receiving at least'} {formatPrice(cents)} a share:{' '}
+              {action === 'BUY' ? 'up to' : 'at least'} {formatCredits(worstCost)}.
+            </p>
+            <div className="actions">
+              <button type="button" className="button" onClick={send} disabled={place.pending}>
+                Confirm {verb.toLowerCase()}
+              </button>
+              <button type="button" className="link-button" onClick={() => setReviewing(false)}>
+                Change it
+              </button>
+            </div>
+          </section>
+        ) : signedIn ? (
+          <button
+            type="submit"
+            className="button block"
+            disabled={!open || Boolean(problem) || place.pending}
+          >
+            {place.pending ? 'Placing…' : `${verb} ${sideName(side)}${kind === 'limit' ? ' (limit)' : ''}`}
           </button>
         ) : (
           <p className="notice">
@@ -292,8 +479,9 @@ export function TradeTicket({
             <Link to={`/register?next=/markets/${market.slug}`}>sign up</Link> to trade.
           </p>
         )}
-        <ErrorMessage error={place.error} />
-        {result ? (
+        {place.error ? (
+          <ErrorMessage error={place.error} />
+        ) : result ? (
           <p className="success" role="status">
             {result}
           </p>

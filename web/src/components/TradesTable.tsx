@@ -1,10 +1,11 @@
 import { Link } from 'react-router';
 import type { Trade } from '../api/types';
 import { formatCredits, formatDate, formatNumber, formatPrice, titleCase } from '../lib/format';
+import { TableScroll } from './TableScroll';
 
 export function TradesTable({ trades, showMarket = true }: { trades: Trade[]; showMarket?: boolean }) {
   return (
-    <div className="table-wrap">
+    <TableScroll label="Trades table">
       <table className="data" aria-label="Trades">
         <thead>
           <tr>
@@ -43,6 +44,6 @@ export function TradesTable({ trades, showMarket = true }: { trades: Trade[]; sh
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }

@@ -14,7 +14,17 @@ describe('API errors in plain words', () => {
     const error = new ApiError(400, 'VALIDATION_FAILED', 'Invalid request', [
       { field: 'body.limitPriceCents', message: 'must be <= 99' },
     ]);
-    expect(describeError(error)).toBe('Limit price cents must be <= 99.');
+    expect(describeError(error)).toBe('The limit price must be at most 99¢.');
+  });
+
+  it('speaks cents, not basis points, for protections', () => {
+    const error = new ApiError(400, 'VALIDATION_FAILED', 'Invalid request', [
+      { field: 'body.stopLossProbBps', message: 'must be >= 100' },
+      { field: 'body.takeProfitProbBps', message: 'must be above the current Yes price of 60¢' },
+    ]);
+    expect(describeError(error)).toBe(
+      'The stop-loss must be at least 1¢. The take-profit must be above the current Yes price of 60¢.',
+    );
   });
 
   it('says when to retry after a rate limit', () => {

@@ -20,10 +20,45 @@ const PLAIN: Record<string, string> = {
   PROVIDER_NOT_CONFIGURED: 'This feature is not set up on this server.',
 };
 
+/** Fields as the forms name them; anything else is spelled out from its camelCase name. */
+const FIELD_NAMES: Record<string, string> = {
+  stopLossProbBps: 'The stop-loss',
+  takeProfitProbBps: 'The take-profit',
+  priceCents: 'The price',
+  limitPriceCents: 'The limit price',
+  quantity: 'The number of shares',
+  url: 'The URL',
+  evidenceUrl: 'The evidence link',
+  expiresInHours: 'The expiry',
+};
+
 function field(name: string): string {
   const last = name.split('.').pop() ?? name;
+  const known = FIELD_NAMES[last];
+  if (known) return known;
   const words = last.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const COMPARISONS: [RegExp, string][] = [
+  [/<=/g, 'at most'],
+  [/>=/g, 'at least'],
+  [/</g, 'less than'],
+  [/>/g, 'more than'],
+];
+
+/**
+ * A field's problem in words: comparisons spelled out, and numbers in the unit the forms use (cents; limits on
+ * a probability field are basis points on the wire).
+ */
+function message(name: string, text: string): string {
+  let words = text;
+  for (const [pattern, replacement] of COMPARISONS) words = words.replace(pattern, replacement);
+  if (name.endsWith('Bps'))
+    return words.replace(/\b(\d{3,5})\b(?! ?¢)/g, (_, bps: string) => `${Number(bps) / 100}¢`);
+  if (name.endsWith('Cents') && /^must be (at most|at least|less than|more than) \d+$/.test(words))
+    return `${words}¢`;
+  return words;
 }
 
 /** An error from the API (or the network) in words a trader understands. */
@@ -36,7 +71,10 @@ export function describeError(error: unknown): string {
   if (error.unavailable && error.status === 404) return 'This feature is not available on this server yet.';
   if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details) && error.details.length > 0) {
     return (error.details as { field?: string; message?: string }[])
-      .map((problem) => `${field(problem.field ?? 'value')} ${problem.message ?? 'is invalid'}.`)
+      .map((problem) => {
+        const name = problem.field ?? 'value';
+        return `${field(name)} ${message(name, problem.message ?? 'is invalid')}.`;
+      })
       .join(' ');
   }
   return PLAIN[error.code] ?? error.message;

@@ -21,6 +21,11 @@ export function formatNumber(value: number): string {
   return whole.format(value);
 }
 
+/** "1 follower", "2 followers": a count with its noun in the right number. */
+export function formatCount(count: number, noun: string, plural = `${noun}s`): string {
+  return `${whole.format(count)} ${count === 1 ? noun : plural}`;
+}
+
 export function formatPercentBps(bps: number): string {
   return `${(bps / 100).toFixed(bps % 100 === 0 ? 0 : 1)}%`;
 }

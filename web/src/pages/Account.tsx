@@ -3,9 +3,11 @@ import { Link, useNavigate } from 'react-router';
 import { api } from '../api/client';
 import type { ApiKey, CreatedWebhook, Preferences, Referral, Webhook } from '../api/types';
 import { useAuth } from '../auth';
+import { ChangePassword, Sessions, WebhookDeliveries } from '../components/AccountSecurity';
 import { Avatar } from '../components/Avatar';
 import { CopyField } from '../components/CopyField';
 import { Empty, ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
+import { TableScroll } from '../components/TableScroll';
 import { formatCredits, formatDate, formatDay } from '../lib/format';
 import { useAction, useDocumentTitle, useResource } from '../lib/hooks';
 import { useTheme } from '../theme';
@@ -241,7 +243,7 @@ function ApiKeys() {
           data.length === 0 ? (
             <Empty>No API keys yet.</Empty>
           ) : (
-            <div className="table-wrap">
+            <TableScroll label="API keys table">
               <table className="data" aria-label="Your API keys">
                 <thead>
                   <tr>
@@ -262,7 +264,10 @@ function ApiKeys() {
                         <code>{key.prefix}…</code>
                       </td>
                       <td>{formatDay(key.createdAt)}</td>
-                      <td>{key.lastUsedAt ? formatDate(key.lastUsedAt) : 'Never'}</td>
+                      <td>
+                        {key.lastUsedAt ? formatDate(key.lastUsedAt) : 'Never'}
+                        {key.lastUsedFrom ? <div className="muted small">from {key.lastUsedFrom}</div> : null}
+                      </td>
                       <td>
                         <button
                           type="button"
@@ -277,7 +282,7 @@ function ApiKeys() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableScroll>
           )
         }
       </Loaded>
@@ -391,6 +396,10 @@ function Webhooks() {
                       {hook.events?.length ? hook.events.join(', ') : 'All events'} · since{' '}
                       {formatDay(hook.createdAt)}
                     </div>
+                    <details>
+                      <summary>Delivery attempts</summary>
+                      <WebhookDeliveries webhookId={hook.id} />
+                    </details>
                   </div>
                   <button
                     type="button"
@@ -433,6 +442,7 @@ export function AccountPage() {
   const { me, signedIn, logout, refresh } = useAuth();
   const navigate = useNavigate();
   const preferences = useResource<Preferences>(signedIn ? '/api/me/preferences' : null);
+  const [securityVersion, setSecurityVersion] = useState(0);
   const signOut = useAction(async () => {
     await logout();
     navigate('/');
@@ -495,6 +505,12 @@ export function AccountPage() {
             </>
           )}
         </Loaded>
+      </section>
+      <section className="card" aria-labelledby="security-heading">
+        <h2 id="security-heading">Password and sessions</h2>
+        <ChangePassword onChanged={() => setSecurityVersion((v) => v + 1)} />
+        <h3>Signed-in sessions</h3>
+        <Sessions key={securityVersion} />
       </section>
       <ApiKeys />
       <Webhooks />

@@ -1,33 +1,50 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { orderBookFeed, useLive } from '../api/live';
-import type { MarketDetail, Order, Page, Portfolio, Side, Trade } from '../api/types';
+import { ApiError } from '../api/client';
+import { orderBookFeed, useLive, useMarketTrades } from '../api/live';
+import type { MarketDetail, Order, OrderBook, Page, Portfolio, Position, Side, Trade } from '../api/types';
 import { useAuth } from '../auth';
 import { Discussion } from '../components/Discussion';
+import { DisputeButton } from '../components/DisputeButton';
 import { StatusTag } from '../components/MarketCard';
 import { NewsPanel, SponsorPanel } from '../components/MarketExtras';
-import { OrderBookView } from '../components/OrderBookView';
+import { OrderBookView, type PickedPrice } from '../components/OrderBookView';
 import { OpenOrdersTable } from '../components/OrdersTable';
+import { OutcomePanel } from '../components/OutcomePanel';
 import { PositionsTable } from '../components/PositionsTable';
 import { PriceChart, type Range } from '../components/PriceChart';
 import { RecentTrades } from '../components/RecentTrades';
 import { ErrorMessage, Loading } from '../components/Status';
+import { TableScroll } from '../components/TableScroll';
 import { TradesTable } from '../components/TradesTable';
 import { TradeTicket } from '../components/TradeTicket';
 import { formatCredits, formatDate, formatPercentBps, formatPrice, titleCase } from '../lib/format';
 import { useDocumentTitle, useResource } from '../lib/hooks';
+import { buyPrice, isTradable, type LiveTrade, withLiveTrades } from '../lib/market';
+import { NotFoundPage } from './NotFound';
 
 const PRICES_POLL_MS = 15_000;
+/** Trades come in bursts: one fresh read of the market and the viewer's holdings per burst. */
+const RELOAD_AFTER_TRADE_MS = 400;
+const LIVE_TRADES_KEPT = 500;
 
-function YourActivity({ slug, version }: { slug: string; version: number }) {
+function YourActivity({
+  slug,
+  version,
+  positions,
+  tradable,
+}: {
+  slug: string;
+  version: number;
+  positions: ReturnType<typeof useResource<Portfolio>>;
+  tradable: boolean;
+}) {
   const { refresh } = useAuth();
-  const positions = useResource<Portfolio>('/api/positions');
   const orders = useResource<Page<Order>>('/api/limit-orders?status=open&limit=200');
   const trades = useResource<Page<Trade>>('/api/trades?limit=50');
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new order elsewhere on the page changes these
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a trade or an order elsewhere on the page changes these
   useEffect(() => {
     if (version === 0) return;
-    positions.reload();
     orders.reload();
     trades.reload();
   }, [version]);
@@ -45,24 +62,33 @@ function YourActivity({ slug, version }: { slug: string; version: number }) {
         <>
           <h3>Positions</h3>
           {mine.length > 0 ? (
-            <PositionsTable positions={mine} showMarket={false} onChanged={positions.reload} />
+            <PositionsTable
+              positions={mine}
+              showMarket={false}
+              protections={tradable}
+              onChanged={positions.reload}
+            />
           ) : (
             <p className="empty">No position in this market yet.</p>
           )}
-          <h3>Open orders</h3>
-          {open.length > 0 ? (
-            <OpenOrdersTable
-              orders={open}
-              showMarket={false}
-              onCancelled={() => {
-                orders.reload();
-                positions.reload();
-                refresh();
-              }}
-            />
-          ) : (
-            <p className="empty">No open orders in this market.</p>
-          )}
+          {tradable || open.length > 0 ? (
+            <>
+              <h3>Open orders</h3>
+              {open.length > 0 ? (
+                <OpenOrdersTable
+                  orders={open}
+                  showMarket={false}
+                  onCancelled={() => {
+                    orders.reload();
+                    positions.reload();
+                    refresh();
+                  }}
+                />
+              ) : (
+                <p className="empty">No open orders in this market.</p>
+              )}
+            </>
+          ) : null}
           <h3>Your recent trades</h3>
           {recent.length > 0 ? (
             <TradesTable trades={recent} showMarket={false} />
@@ -75,14 +101,154 @@ function YourActivity({ slug, version }: { slug: string; version: number }) {
   );
 }
 
+function OptionsTable({
+  market,
+  selectedId,
+  side,
+  book,
+  onPick,
+}: {
+  market: MarketDetail;
+  selectedId: string | undefined;
+  side: Side;
+  book: OrderBook | undefined;
+  onPick: (optionId: string, side: Side) => void;
+}) {
+  const tradable = isTradable(market.status);
+  return (
+    <section className="card area-options" aria-labelledby="options-heading">
+      <h2 id="options-heading">Options</h2>
+      <TableScroll label="Options table">
+        <table className="data options-table">
+          <thead>
+            <tr>
+              <th scope="col">Option</th>
+              <th scope="col">{tradable ? 'Chance' : 'Outcome'}</th>
+              {tradable ? <th scope="col">Buy</th> : null}
+              <th scope="col">Volume</th>
+            </tr>
+          </thead>
+          <tbody>
+            {market.options.map((option) => {
+              // The live book of the selected option is fresher than the market read.
+              const live = book?.optionId === option.id ? book : undefined;
+              const quote = live
+                ? {
+                    bestAskCents: live.yes.asks[0]?.priceCents ?? null,
+                    bestBidCents: live.yes.bids[0]?.priceCents ?? null,
+                  }
+                : option;
+              return (
+                <tr
+                  key={option.id}
+                  data-testid="option-row"
+                  aria-current={option.id === selectedId ? 'true' : undefined}
+                >
+                  <th scope="row">{option.label}</th>
+                  <td data-testid="option-chance">
+                    {option.resolution ? (
+                      <span className={`tag outcome-${option.resolution.toLowerCase()}`}>
+                        {option.resolution === 'VOID'
+                          ? 'Void'
+                          : `Resolved ${titleCase(option.resolution.toLowerCase())}`}
+                      </span>
+                    ) : tradable ? (
+                      formatPercentBps(option.probabilityBps)
+                    ) : (
+                      <span className="muted">
+                        Awaiting result · last {formatPrice(option.lastYesPriceCents)}
+                      </span>
+                    )}
+                  </td>
+                  {tradable ? (
+                    <td className="buy-buttons">
+                      {(['YES', 'NO'] as const).map((value) => (
+                        <button
+                          key={value}
+                          type="button"
+                          data-testid={`buy-${value.toLowerCase()}`}
+                          className={`price-button ${value === 'YES' ? 'yes' : 'no'}`}
+                          aria-pressed={option.id === selectedId && side === value}
+                          onClick={() => onPick(option.id, value)}
+                        >
+                          {value === 'YES' ? 'Yes' : 'No'}{' '}
+                          {formatPrice(buyPrice({ ...option, ...quote }, value))}
+                          <span className="visually-hidden"> for {option.label}</span>
+                        </button>
+                      ))}
+                    </td>
+                  ) : null}
+                  <td>{formatCredits(option.volumeCents)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </TableScroll>
+      {tradable ? <p className="muted small">Buy prices are the best offers in the book right now.</p> : null}
+    </section>
+  );
+}
+
+/** Reads the market, then follows every trade in it from the stream: prices, chart, book and holdings. */
+function useLiveMarket(slug: string, range: Range, onTrade: () => void) {
+  const market = useResource<MarketDetail>(`/api/events/${encodeURIComponent(slug)}?range=${range}`);
+  const [live, setLive] = useState<LiveTrade[]>([]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new market or range starts from a fresh read
+  useEffect(() => setLive([]), [slug, range]);
+  const { reload } = market;
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const latestOnTrade = useRef(onTrade);
+  latestOnTrade.current = onTrade;
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const optionIds = (market.data?.options ?? []).map((option) => option.id);
+  const readAgain = () => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => {
+      reload();
+      latestOnTrade.current();
+    }, RELOAD_AFTER_TRADE_MS);
+  };
+  useMarketTrades(
+    optionIds,
+    (trades) => {
+      setLive((current) => [...current, ...trades].slice(-LIVE_TRADES_KEPT));
+      readAgain();
+    },
+    readAgain,
+  );
+  useEffect(() => {
+    const poll = setInterval(() => {
+      if (!document.hidden) reload();
+    }, PRICES_POLL_MS);
+    return () => clearInterval(poll);
+  }, [reload]);
+  const data = useMemo(
+    () => (market.data ? withLiveTrades(market.data, live) : undefined),
+    [market.data, live],
+  );
+  return { ...market, data };
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404;
+}
+
 export function MarketPage() {
   const { slug = '' } = useParams();
   const { signedIn } = useAuth();
-  const [range, setRange] = useState<Range>('1w');
-  const market = useResource<MarketDetail>(`/api/events/${encodeURIComponent(slug)}?range=${range}`);
+  const [range, setRange] = useState<Range>('1d');
+  const [version, setVersion] = useState(0);
+  const positions = useResource<Portfolio>(signedIn ? '/api/positions' : null);
+  const { reload: reloadPositions } = positions;
+  const onTrade = useCallback(() => {
+    reloadPositions();
+    setVersion((v) => v + 1);
+  }, [reloadPositions]);
+  const market = useLiveMarket(slug, range, onTrade);
   const [optionId, setOptionId] = useState<string | null>(null);
   const [side, setSide] = useState<Side>('YES');
-  const [version, setVersion] = useState(0);
+  const [picked, setPicked] = useState<PickedPrice | null>(null);
   useDocumentTitle(market.data?.title);
 
   const options = market.data?.options ?? [];
@@ -90,27 +256,23 @@ export function MarketPage() {
   const selectedId = selected?.id;
   const selectedLabel = selected?.label ?? '';
   const eventSlug = market.data?.slug ?? slug;
+  const tradable = market.data ? isTradable(market.data.status) : false;
   const feed = useMemo(
-    () => (selectedId ? orderBookFeed(selectedId, { eventSlug, optionLabel: selectedLabel }) : null),
-    [selectedId, selectedLabel, eventSlug],
+    () =>
+      selectedId && tradable ? orderBookFeed(selectedId, { eventSlug, optionLabel: selectedLabel }) : null,
+    [selectedId, selectedLabel, eventSlug, tradable],
   );
   const book = useLive(feed);
-
   const { reload } = market;
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (!document.hidden) reload();
-    }, PRICES_POLL_MS);
-    return () => clearInterval(timer);
-  }, [reload]);
 
   const onPlaced = useCallback(() => {
     feed?.refresh();
     reload();
-    setVersion((v) => v + 1);
-  }, [feed, reload]);
+    onTrade();
+  }, [feed, reload, onTrade]);
 
   if (!market.data) {
+    if (isNotFound(market.error)) return <NotFoundPage what="market" />;
     return (
       <div className="page">
         {market.error ? (
@@ -125,6 +287,10 @@ export function MarketPage() {
     );
   }
   const data = market.data;
+  const held: Position[] = (positions.data?.data ?? []).filter(
+    (p) => p.eventSlug === data.slug && p.quantity > 0,
+  );
+  const liveBook = book.data?.optionId === selectedId ? book.data : undefined;
 
   return (
     <div className="page market-page">
@@ -136,78 +302,48 @@ export function MarketPage() {
         <h1>{data.title}</h1>
         <p className="market-meta">
           <StatusTag status={data.status} />
-          <span>Closes {formatDate(data.closesAt)}</span>
+          <span>
+            {data.status === 'open' ? 'Closes' : 'Closed'} {formatDate(data.closedAt ?? data.closesAt)}
+          </span>
           {data.resolutionSource ? <span>Resolves by: {data.resolutionSource}</span> : null}
         </p>
         {data.description ? <p className="description">{data.description}</p> : null}
       </header>
 
-      <div className="market-layout">
+      <div className={`market-layout${tradable ? '' : ' market-done'}`}>
         <div className="market-main">
-          <section className="card area-options" aria-labelledby="options-heading">
-            <h2 id="options-heading">Options</h2>
-            <div className="table-wrap">
-              <table className="data options-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Option</th>
-                    <th scope="col">Chance</th>
-                    <th scope="col">Buy</th>
-                    <th scope="col">Volume</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {options.map((option) => (
-                    <tr key={option.id} aria-current={option.id === selected?.id ? 'true' : undefined}>
-                      <th scope="row">
-                        {option.label}
-                        {option.resolution ? <span className="tag">Resolved {option.resolution}</span> : null}
-                      </th>
-                      <td>{formatPercentBps(option.probabilityBps)}</td>
-                      <td className="buy-buttons">
-                        {(['YES', 'NO'] as const).map((value) => (
-                          <button
-                            key={value}
-                            type="button"
-                            className={`price-button ${value === 'YES' ? 'yes' : 'no'}`}
-                            aria-pressed={option.id === selected?.id && side === value}
-                            onClick={() => {
-                              setOptionId(option.id);
-                              setSide(value);
-                            }}
-                          >
-                            {value === 'YES' ? 'Yes' : 'No'}{' '}
-                            {formatPrice(value === 'YES' ? option.yesPriceCents : option.noPriceCents)}
-                            <span className="visually-hidden"> for {option.label}</span>
-                          </button>
-                        ))}
-                      </td>
-                      <td>{formatCredits(option.volumeCents)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          </section>
+          <OptionsTable
+            market={data}
+            selectedId={selectedId}
+            side={side}
+            book={liveBook}
+            onPick={(id, value) => {
+              setOptionId(id);
+              setSide(value);
+            }}
+          />
           <section className="card area-chart">
             <PriceChart options={options} range={range} onRange={setRange} />
           </section>
-          <div className="area-book">
-            <OrderBookView
-              book={book.data?.optionId === selected?.id ? book.data : undefined}
-              error={book.error}
-              side={side}
-              onSide={setSide}
-            />
-          </div>
-          {selected ? (
+          {tradable ? (
+            <div className="area-book">
+              <OrderBookView
+                book={liveBook}
+                error={book.error}
+                side={side}
+                onSide={setSide}
+                onPick={setPicked}
+              />
+            </div>
+          ) : null}
+          {selected && tradable ? (
             <div className="area-trades">
               <RecentTrades optionId={selected.id} label={selected.label} />
             </div>
           ) : null}
           {signedIn ? (
             <div className="area-activity">
-              <YourActivity slug={data.slug} version={version} />
+              <YourActivity slug={data.slug} version={version} positions={positions} tradable={tradable} />
             </div>
           ) : null}
           <div className="area-discussion">
@@ -215,7 +351,7 @@ export function MarketPage() {
           </div>
         </div>
         <div className="market-side">
-          {selected ? (
+          {selected && tradable ? (
             <div className="area-ticket">
               <TradeTicket
                 market={data}
@@ -223,11 +359,19 @@ export function MarketPage() {
                 onOption={setOptionId}
                 side={side}
                 onSide={setSide}
-                book={book.data}
+                book={liveBook}
+                positions={held}
+                picked={picked}
                 onPlaced={onPlaced}
               />
             </div>
-          ) : null}
+          ) : (
+            <div className="area-ticket">
+              <OutcomePanel market={data} held={held}>
+                <DisputeButton market={data} holder={held.length > 0} />
+              </OutcomePanel>
+            </div>
+          )}
           <div className="area-news">
             <SponsorPanel slug={data.slug} />
             <NewsPanel slug={data.slug} />

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { query } from '../api/client';
 import type { MarketSummary, Page } from '../api/types';
 import { MarketCard } from '../components/MarketCard';
@@ -16,7 +16,8 @@ export function MarketsPage() {
   const q = params.get('q') ?? '';
   const category = params.get('category') ?? '';
   const status = params.get('status') ?? 'open';
-  const filtered = q !== '' || category !== '';
+  // Featured markets are open ones: any filter, the status too, replaces them with the filtered list.
+  const filtered = q !== '' || category !== '' || status !== 'open';
   const [draft, setDraft] = useState(q);
   useEffect(() => setDraft(q), [q]);
 
@@ -68,6 +69,9 @@ export function MarketsPage() {
             </button>
           </form>
         </search>
+        <Link to="/suggest" className="button small ghost">
+          Suggest a market
+        </Link>
       </div>
 
       <div className="filters">

@@ -1,12 +1,14 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, query } from '../api/client';
+import { ApiError, api, query } from '../api/client';
 import type { Post, PublicProfile } from '../api/types';
 import { useAuth } from '../auth';
 import { Avatar } from '../components/Avatar';
 import { PagedList } from '../components/Paged';
+import { ReportButton } from '../components/ReportButton';
 import { ErrorMessage, Loaded } from '../components/Status';
 import {
+  formatCount,
   formatCredits,
   formatDay,
   formatPercentBps,
@@ -15,6 +17,7 @@ import {
   timeAgo,
 } from '../lib/format';
 import { useAction, useDocumentTitle, usePaged, useResource } from '../lib/hooks';
+import { NotFoundPage } from './NotFound';
 
 function FollowButton({
   profile,
@@ -57,6 +60,7 @@ export function ProfilePage() {
   const profile = useResource<PublicProfile>(`/api/users/${encodeURIComponent(username)}`);
   const posts = usePaged<Post>(`/api/posts${query({ username, limit: 10 })}`);
   useDocumentTitle(username);
+  if (profile.error instanceof ApiError && profile.error.status === 404) return <NotFoundPage what="user" />;
   return (
     <div className="page narrow">
       <Loaded data={profile.data} error={profile.error} reload={profile.reload}>
@@ -70,13 +74,22 @@ export function ProfilePage() {
                   @{data.username} · level {data.level} · joined {formatDay(data.joinedAt)}
                 </p>
                 <p className="muted small">
-                  {data.followers} followers · {data.following} following
+                  {formatCount(data.followers, 'follower')} · {data.following} following
                 </p>
                 {me && me.id !== data.id ? (
-                  <FollowButton
-                    profile={data}
-                    onChange={(followers) => profile.setData((p) => p && { ...p, followers })}
-                  />
+                  <div className="actions">
+                    <FollowButton
+                      profile={data}
+                      onChange={(followers) => profile.setData((p) => p && { ...p, followers })}
+                    />
+                    <Link
+                      to={`/copy-trading?trader=${encodeURIComponent(data.username)}`}
+                      className="button small ghost"
+                    >
+                      Copy their trades
+                    </Link>
+                    <ReportButton targetType="USER" targetId={data.id} />
+                  </div>
                 ) : null}
               </div>
             </header>
@@ -102,7 +115,7 @@ export function ProfilePage() {
               </div>
               <div className="stat">
                 <dt>Login streak</dt>
-                <dd>{data.stats.currentStreak} days</dd>
+                <dd>{formatCount(data.stats.currentStreak, 'day')}</dd>
               </div>
             </dl>
             <section className="card" aria-labelledby="badges-heading">

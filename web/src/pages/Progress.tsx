@@ -84,8 +84,9 @@ function BadgesCard({ badges }: { badges: Badges }) {
             </strong>
             <span className="small">{badge.criteria}</span>
             <span className="muted small">
-              {formatNumber(Math.min(badge.progress.current, badge.progress.target))} /{' '}
-              {formatNumber(badge.progress.target)}
+              {badge.progress.unit === 'cents'
+                ? `${formatCredits(Math.min(badge.progress.current, badge.progress.target))} of ${formatCredits(badge.progress.target)}`
+                : `${formatNumber(Math.min(badge.progress.current, badge.progress.target))} of ${formatNumber(badge.progress.target)}`}
             </span>
           </li>
         ))}

@@ -5,6 +5,7 @@ import type { Tournament, TournamentDetail } from '../api/types';
 import { useAuth } from '../auth';
 import { PagedList } from '../components/Paged';
 import { ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
+import { TableScroll } from '../components/TableScroll';
 import {
   formatCredits,
   formatDate,
@@ -148,7 +149,7 @@ export function TournamentPage() {
               {data.leaderboard.length === 0 ? (
                 <p className="empty">No entries yet.</p>
               ) : (
-                <div className="table-wrap">
+                <TableScroll label="Standings table">
                   <table className="data">
                     <thead>
                       <tr>
@@ -175,7 +176,7 @@ export function TournamentPage() {
                       ))}
                     </tbody>
                   </table>
-                </div>
+                </TableScroll>
               )}
             </section>
           </>

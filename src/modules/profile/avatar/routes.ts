@@ -51,7 +51,7 @@ export const avatarRoutes: FastifyPluginAsyncTypebox<{ avatars: AvatarService }>
         consumes: ['multipart/form-data'],
         response: {
           200: Type.Object({
-            avatarUrl: Type.String({ description: 'Public URL of the new avatar image' }),
+            avatarUrl: Type.String({ description: 'URL of the new avatar image, relative to the service' }),
             contentType: Type.String(),
           }),
           ...errors(400, 401, 413, 415),

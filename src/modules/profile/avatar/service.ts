@@ -11,7 +11,6 @@ export class AvatarService {
     private readonly db: Kysely<DB>,
     private readonly preferences: PreferencesRepository,
     private readonly storage: AvatarStorage,
-    private readonly publicUrl: string,
   ) {}
 
   async upload(userId: number, data: Buffer): Promise<{ avatarUrl: string; contentType: string }> {
@@ -38,7 +37,7 @@ export class AvatarService {
       // The new avatar is live; a leftover old file is only wasted space, so its removal may fail quietly.
       await this.storage.remove(previous).catch(() => undefined);
     }
-    return { avatarUrl: avatarUrl(this.publicUrl, key), contentType: AVATAR_CONTENT_TYPE };
+    return { avatarUrl: avatarUrl(key), contentType: AVATAR_CONTENT_TYPE };
   }
 
   read(key: string): Promise<Buffer | null> {

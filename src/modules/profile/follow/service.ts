@@ -22,7 +22,6 @@ export class FollowService {
     private readonly follows: FollowRepository,
     private readonly preferences: PreferencesRepository,
     private readonly notifications: NotificationsService,
-    private readonly publicUrl: string,
   ) {}
 
   async follow(followerId: number, followeeId: number) {
@@ -90,7 +89,7 @@ export class FollowService {
       userId: String(row.user_id),
       username: row.username,
       displayName: row.display_name,
-      avatarUrl: row.avatar_key ? avatarUrl(this.publicUrl, row.avatar_key) : null,
+      avatarUrl: row.avatar_key ? avatarUrl(row.avatar_key) : null,
       followedAt: iso(row.created_at),
     };
   }

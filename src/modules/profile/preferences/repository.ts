@@ -54,7 +54,7 @@ export class PreferencesRepository {
     return db
       .selectFrom('user_preferences')
       .select(['user_id', 'display_name', 'bio', 'avatar_key'])
-      .where('user_id', 'in', userIds)
+      .where('user_id', '=', sql<number>`ANY(${userIds}::bigint[])`)
       .execute();
   }
 

@@ -36,7 +36,6 @@ export class PreferencesService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly preferences: PreferencesRepository,
-    private readonly publicUrl: string,
   ) {}
 
   async get(userId: number): Promise<PreferencesView> {
@@ -77,7 +76,7 @@ export class PreferencesService {
         competitions: row?.notify_competitions ?? true,
         marketing: row?.notify_marketing ?? false,
       },
-      avatarUrl: row?.avatar_key ? avatarUrl(this.publicUrl, row.avatar_key) : null,
+      avatarUrl: row?.avatar_key ? avatarUrl(row.avatar_key) : null,
       updatedAt: row ? iso(row.updated_at) : null,
     };
   }

@@ -1,0 +1,83 @@
+import { positionKey } from '../../exchange/execution.js';
+import type { AmmState } from '../../exchange/lmsr.js';
+import type { OrderState } from '../../exchange/orders.js';
+import type { PositionState } from '../../exchange/positions.js';
+import type { HouseMakerColumns, OrderRow, PositionRow } from './repository.js';
+
+/** What the trading rows mean to the exchange core, and back. */
+
+/** The option's house market maker, or null when it has none. */
+export function houseMakerOf(option: HouseMakerColumns): AmmState | null {
+  if (option.liquidity_b <= 0) return null;
+  return {
+    liquidityCents: option.liquidity_b,
+    offset: option.amm_offset,
+    yesShares: option.amm_yes_shares,
+    noShares: option.amm_no_shares,
+  };
+}
+
+export function orderStateOf(row: OrderRow): OrderState {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    kind: row.kind,
+    side: row.side,
+    action: row.action,
+    priceCents: row.price_cents,
+    bookSide: row.book_side,
+    bookPrice: row.book_price,
+    quantity: row.quantity,
+    filledQuantity: row.filled_quantity,
+    reservedCents: row.reserved_cents,
+    status: row.status,
+    cancelReason: row.cancel_reason,
+    clientOrderId: row.client_order_id,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+  };
+}
+
+/** The row an order is written as (`updatedAt`: the transaction's clock; `bookVersion`: the book it leaves). */
+export function orderRowOf(
+  order: OrderState,
+  optionId: number,
+  updatedAt: Date,
+  bookVersion: number,
+): OrderRow {
+  return {
+    id: order.id,
+    user_id: order.userId,
+    option_id: optionId,
+    kind: order.kind,
+    side: order.side,
+    action: order.action,
+    price_cents: order.priceCents,
+    book_side: order.bookSide,
+    book_price: order.bookPrice,
+    quantity: order.quantity,
+    filled_quantity: order.filledQuantity,
+    reserved_cents: order.reservedCents,
+    status: order.status,
+    cancel_reason: order.cancelReason,
+    client_order_id: order.clientOrderId,
+    expires_at: order.expiresAt,
+    created_at: order.createdAt,
+    updated_at: updatedAt,
+    book_version: bookVersion,
+  };
+}
+
+export function positionStateOf(row: PositionRow): PositionState {
+  return {
+    quantity: row.quantity,
+    reservedQuantity: row.reserved_quantity,
+    costCents: row.cost_cents,
+    realizedPnlCents: row.realized_pnl_cents,
+  };
+}
+
+/** Position states by holder and side (positionKey). */
+export function positionMap(rows: PositionRow[]): Map<string, PositionState> {
+  return new Map(rows.map((row) => [positionKey(row.user_id, row.side), positionStateOf(row)]));
+}

@@ -1,0 +1,96 @@
+import type { LadderLevel } from '../../exchange/ladder.js';
+import type { Action, Side } from '../../exchange/money.js';
+import type { Tx } from '../../platform/db/types.js';
+import type { OrderRow, TradeRow } from './repository.js';
+
+export type { LadderLevel };
+
+export interface TradingSettings {
+  takerFeeBps: number;
+  maxOrderQuantity: number;
+  booksInMemory: number;
+  /** The most requests waiting in one option's queue on this instance; past it, 503 at once. */
+  maxQueuedOrdersPerOption: number;
+}
+
+/** An order as a trader sends it. */
+export interface OrderRequest {
+  optionId: number;
+  kind: 'market' | 'limit';
+  side: Side;
+  action: Action;
+  quantity: number;
+  priceCents: number;
+  expiresInHours?: number | undefined;
+  clientOrderId?: string | undefined;
+}
+
+/** The answer to a placed order: what the API sends, and what an idempotent retry replays. */
+export interface PlaceResult {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+/** A change asked of an option's book, as it waits in that option's queue. */
+export type BookRequest =
+  | {
+      type: 'place';
+      userId: number;
+      request: OrderRequest;
+      /** The idempotency key (the Idempotency-Key header, or `clientOrderId:` + the clientOrderId). */
+      key: string | null;
+      requestHash: string;
+    }
+  | { type: 'cancel'; userId: number; orderId: number }
+  | { type: 'expire'; orderId: number }
+  | { type: 'close' };
+
+/**
+ * What came of one request: an answer (a placed order's PlaceResult; a cancelled order; whether an order expired;
+ * how many orders a close ended), a refusal (an error the API reports), or `alone`: to be placed again on its own
+ * after the batch (a second use of one idempotency key or clientOrderId in the same batch).
+ */
+export type BookOutcome = { result: unknown } | { error: Error } | { alone: true };
+
+/** What a committed order changed, for listeners such as notifications, webhooks and copy trading. */
+export interface OrderCommitted {
+  optionId: number;
+  eventId: number;
+  order: OrderRow;
+  trades: TradeRow[];
+  makerOrders: OrderRow[];
+  cancelledOrders: OrderRow[];
+}
+
+/** What one committed change did to an option's book, for market data. `bookVersion` rises by one each time. */
+export interface BookChange {
+  optionId: number;
+  bookVersion: number;
+  /** The levels it touched, as they now stand. */
+  levels: LadderLevel[];
+  fills: {
+    id: number;
+    yesPriceCents: number;
+    quantity: number;
+    takerSide: Side;
+    takerAction: Action;
+    at: string;
+  }[];
+}
+
+export type EndReason = 'cancelled' | 'expired' | 'market_closed';
+
+/** Called inside the transaction with every order it placed (one, or a whole batch in order). */
+export type OrderListener = (trx: Tx, changes: OrderCommitted[]) => Promise<void>;
+/** Called inside the transaction with the orders a cancel, an expiry or a market close ended. */
+export type EndListener = (trx: Tx, orders: OrderRow[], reason: EndReason) => Promise<void>;
+/** Called inside the transaction of every change to a book. */
+export type BookListener = (trx: Tx, change: BookChange) => Promise<void>;
+
+/** Who hears of committed changes: registered once, at composition. */
+export class TradingListeners {
+  readonly placed: OrderListener[] = [];
+  readonly ended: EndListener[] = [];
+  readonly book: BookListener[] = [];
+}

@@ -1,0 +1,133 @@
+import { type Side, sidePrice } from '../../exchange/money.js';
+import { type Outcome, payoutPerShare, valuePosition } from '../../exchange/positions.js';
+import type { OrderRow, TradeRow } from './repository.js';
+
+/** The wire forms of orders, trades and positions. */
+
+/** A placed order with its market's names, the trades of its match and the own orders it cancelled. */
+export interface PlacedOrder {
+  order: OrderRow & { event_slug: string; option_label: string };
+  trades: TradeRow[];
+  selfTradeCancelled: number[];
+}
+
+/** The wire form of a placed order, also what an idempotent retry replays. */
+export function serialisePlaced(placed: PlacedOrder) {
+  const order = placed.order;
+  const notional = placed.trades
+    .filter((t) => t.order_id === order.id)
+    .reduce((sum, t) => sum + t.quantity * t.price_cents, 0);
+  const own = placed.trades.filter((t) => t.order_id === order.id);
+  return {
+    ...toOrderView(order),
+    averagePriceCents: order.filled_quantity > 0 ? Math.round(notional / order.filled_quantity) : null,
+    feeCents: own.reduce((sum, t) => sum + t.fee_cents, 0),
+    trades: own.map((t) =>
+      toTradeView({
+        ...t,
+        event_slug: order.event_slug,
+        option_label: order.option_label,
+        order_kind: order.kind,
+      }),
+    ),
+    selfTradeCancelledOrderIds: placed.selfTradeCancelled.map(String),
+  };
+}
+
+export function toOrderView(order: OrderRow & { event_slug: string; option_label: string }) {
+  return {
+    id: String(order.id),
+    optionId: String(order.option_id),
+    eventSlug: order.event_slug,
+    optionLabel: order.option_label,
+    kind: order.kind,
+    side: order.side,
+    action: order.action,
+    quantity: order.quantity,
+    priceCents: order.price_cents,
+    filledQuantity: order.filled_quantity,
+    remainingQuantity: order.quantity - order.filled_quantity,
+    status: order.status,
+    cancelReason: order.cancel_reason,
+    reservedCents: order.reserved_cents,
+    clientOrderId: order.client_order_id,
+    expiresAt: order.expires_at ? order.expires_at.toISOString() : null,
+    createdAt: order.created_at.toISOString(),
+    updatedAt: order.updated_at.toISOString(),
+  };
+}
+
+export function toTradeView(
+  trade: TradeRow & { event_slug: string; option_label: string; order_kind: 'market' | 'limit' },
+) {
+  return {
+    id: String(trade.id),
+    orderId: String(trade.order_id),
+    optionId: String(trade.option_id),
+    eventSlug: trade.event_slug,
+    optionLabel: trade.option_label,
+    side: trade.side,
+    action: trade.action,
+    quantity: trade.quantity,
+    priceCents: trade.price_cents,
+    feeCents: trade.fee_cents,
+    liquidity: trade.liquidity,
+    orderKind: trade.order_kind,
+    createdAt: trade.created_at.toISOString(),
+  };
+}
+
+/**
+ * A position as the API shows it: valued at its side's last traded price, or, once its option is resolved, at
+ * what each share pays.
+ */
+export interface PositionViewSource {
+  id: number;
+  option_id: number;
+  side: Side;
+  quantity: number;
+  reserved_quantity: number;
+  cost_cents: number;
+  realized_pnl_cents: number;
+  stop_loss_bps: number | null;
+  take_profit_bps: number | null;
+  event_slug: string;
+  event_title: string;
+  option_label: string;
+  last_yes_price: number | null;
+  resolution?: Outcome | null;
+}
+
+export function toPositionView(p: PositionViewSource) {
+  const mark = p.resolution
+    ? payoutPerShare(p.side, p.resolution)
+    : p.last_yes_price === null
+      ? null
+      : sidePrice(p.side, p.last_yes_price);
+  const value = valuePosition(
+    {
+      quantity: p.quantity,
+      reservedQuantity: p.reserved_quantity,
+      costCents: p.cost_cents,
+      realizedPnlCents: p.realized_pnl_cents,
+    },
+    mark,
+  );
+  return {
+    id: String(p.id),
+    optionId: String(p.option_id),
+    eventSlug: p.event_slug,
+    eventTitle: p.event_title,
+    optionLabel: p.option_label,
+    side: p.side,
+    quantity: p.quantity,
+    reservedQuantity: p.reserved_quantity,
+    costCents: p.cost_cents,
+    markPriceCents: mark,
+    realizedPnlCents: p.realized_pnl_cents,
+    stopLossProbBps: p.stop_loss_bps,
+    takeProfitProbBps: p.take_profit_bps,
+    resolution: p.resolution ?? null,
+    ...value,
+  };
+}

@@ -1,0 +1,341 @@
+import { MAX_CHANNEL_LENGTH, MAX_CLIENT_MESSAGE_BYTES } from '../modules/stream/routes.js';
+
+/**
+ * The AsyncAPI 3 description of the WebSocket stream (`GET /api/stream`), served at /api/asyncapi.json beside the
+ * OpenAPI document. Ids are strings on every channel.
+ */
+
+type Json = Record<string, unknown>;
+
+const id = { type: 'string', pattern: '^[1-9][0-9]{0,15}$', description: 'Numeric id as a string' };
+const int = { type: 'integer' };
+const side = { type: 'string', enum: ['YES', 'NO'] };
+const action = { type: 'string', enum: ['BUY', 'SELL'] };
+const seq = {
+  type: 'integer',
+  description:
+    'The book version: rises by exactly one per committed change of the option. A delta whose seq is not the ' +
+    'last seq + 1 means a gap: send `resync` for a fresh snapshot.',
+};
+
+const object = (required: string[], properties: Json, description?: string): Json => ({
+  type: 'object',
+  required,
+  properties,
+  ...(description ? { description } : {}),
+});
+
+const schemas: Record<string, Json> = {
+  Level: object(
+    ['side', 'priceCents', 'quantity', 'orders', 'houseQuantity'],
+    {
+      side: {
+        type: 'string',
+        enum: ['bid', 'ask'],
+        description: 'bid: YES bids (BUY YES, SELL NO); ask: YES asks',
+      },
+      priceCents: { ...int, description: 'YES price 1..99 (a NO price is 100 − it)' },
+      quantity: {
+        ...int,
+        description: 'Resting shares, the house quote included; 0 in a delta = the level is gone',
+      },
+      orders: { ...int, description: 'Resting user orders (the house quote is not an order)' },
+      houseQuantity: { ...int, description: 'Shares offered by the house market maker' },
+    },
+    'One price level of the YES ladder as it stands',
+  ),
+  StreamTrade: object(['id', 'yesPriceCents', 'quantity', 'takerSide', 'takerAction', 'at'], {
+    id,
+    yesPriceCents: int,
+    quantity: int,
+    takerSide: side,
+    takerAction: action,
+    at: { type: 'string', format: 'date-time' },
+  }),
+  StreamOrder: object(
+    [
+      'id',
+      'optionId',
+      'kind',
+      'side',
+      'action',
+      'priceCents',
+      'quantity',
+      'filledQuantity',
+      'status',
+      'cancelReason',
+    ],
+    {
+      id,
+      optionId: id,
+      kind: { type: 'string', enum: ['market', 'limit'] },
+      side,
+      action,
+      priceCents: int,
+      quantity: int,
+      filledQuantity: int,
+      status: { type: 'string', enum: ['open', 'partially_filled', 'filled', 'cancelled', 'expired'] },
+      cancelReason: { type: ['string', 'null'] },
+    },
+  ),
+  StreamFill: object(
+    [
+      'id',
+      'orderId',
+      'optionId',
+      'side',
+      'action',
+      'quantity',
+      'priceCents',
+      'feeCents',
+      'liquidity',
+      'createdAt',
+    ],
+    {
+      id,
+      orderId: id,
+      optionId: id,
+      side,
+      action,
+      quantity: int,
+      priceCents: { ...int, description: 'In the order’s own side' },
+      feeCents: int,
+      liquidity: { type: 'string', enum: ['maker', 'taker'] },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+  ),
+};
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const channelName = { type: 'string', maxLength: MAX_CHANNEL_LENGTH };
+
+const message = (name: string, summary: string, payload: Json): Json => ({
+  name,
+  title: name,
+  summary,
+  contentType: 'application/json',
+  payload,
+});
+
+const messages: Record<string, Json> = {
+  subscribe: message(
+    'subscribe',
+    'Start receiving a channel',
+    object(['op', 'channel'], { op: { const: 'subscribe' }, channel: channelName }),
+  ),
+  unsubscribe: message(
+    'unsubscribe',
+    'Stop receiving a channel',
+    object(['op', 'channel'], { op: { const: 'unsubscribe' }, channel: channelName }),
+  ),
+  resync: message(
+    'resync',
+    'Ask for a fresh snapshot of a book channel after a gap in seq',
+    object(['op', 'channel'], { op: { const: 'resync' }, channel: channelName }),
+  ),
+  subscribed: message(
+    'subscribed',
+    'A trades or user subscription is in place',
+    object(['type', 'channel'], { type: { const: 'subscribed' }, channel: channelName }),
+  ),
+  unsubscribed: message(
+    'unsubscribed',
+    'The subscription is gone',
+    object(['type', 'channel'], { type: { const: 'unsubscribed' }, channel: channelName }),
+  ),
+  snapshot: message(
+    'snapshot',
+    'The whole YES ladder of an option at version seq (the same read as GET /api/orderbook)',
+    object(['type', 'channel', 'seq', 'lastYesPriceCents', 'bids', 'asks'], {
+      type: { const: 'snapshot' },
+      channel: channelName,
+      seq,
+      lastYesPriceCents: { type: ['integer', 'null'] },
+      bids: { type: 'array', items: ref('schemas', 'Level'), description: 'Best (highest) first' },
+      asks: { type: 'array', items: ref('schemas', 'Level'), description: 'Best (lowest) first' },
+    }),
+  ),
+  delta: message(
+    'delta',
+    'The levels one committed change touched, as they now stand; snapshot + every delta = a fresh snapshot',
+    object(['type', 'channel', 'seq', 'levels'], {
+      type: { const: 'delta' },
+      channel: channelName,
+      seq,
+      levels: { type: 'array', items: ref('schemas', 'Level') },
+    }),
+  ),
+  trades: message(
+    'trades',
+    'The executions of one committed change, in order',
+    object(['type', 'channel', 'seq', 'trades'], {
+      type: { const: 'trades' },
+      channel: channelName,
+      seq,
+      trades: { type: 'array', items: ref('schemas', 'StreamTrade') },
+    }),
+  ),
+  order: message(
+    'order',
+    'One of your orders changed (placed, filled, cancelled, expired)',
+    object(['type', 'channel', 'order'], {
+      type: { const: 'order' },
+      channel: { const: 'user' },
+      order: ref('schemas', 'StreamOrder'),
+    }),
+  ),
+  fill: message(
+    'fill',
+    'One execution of one of your orders',
+    object(['type', 'channel', 'fill'], {
+      type: { const: 'fill' },
+      channel: { const: 'user' },
+      fill: ref('schemas', 'StreamFill'),
+    }),
+  ),
+  userResync: message(
+    'resync',
+    'Too many of your changes at once to send one by one: reload your orders with GET /api/limit-orders',
+    object(['type', 'channel', 'reason'], {
+      type: { const: 'resync' },
+      channel: { const: 'user' },
+      reason: { type: 'string' },
+    }),
+  ),
+  streamResync: message(
+    'resync',
+    'The server may have missed changes (its connection to the database dropped): sent at once, and again when ' +
+      'updates resume. A book channel then gets a fresh snapshot (replace your book with it, whatever its seq); ' +
+      'on a trades or the user channel, reload what you hold over the REST API',
+    object(['type', 'channel', 'reason'], {
+      type: { const: 'resync' },
+      channel: channelName,
+      reason: { type: 'string' },
+    }),
+  ),
+  error: message(
+    'error',
+    'A request could not be served; the connection stays open',
+    object(['type', 'code', 'error'], {
+      type: { const: 'error' },
+      code: {
+        type: 'string',
+        enum: [
+          'BAD_REQUEST',
+          'CHANNEL_TOO_LONG',
+          'BAD_CHANNEL',
+          'NOT_FOUND',
+          'NOT_SUBSCRIBED',
+          'UNAUTHENTICATED',
+          'TOO_MANY_SUBSCRIPTIONS',
+          'DATABASE_UNAVAILABLE',
+          'INTERNAL_ERROR',
+        ],
+      },
+      error: { type: 'string' },
+      channel: channelName,
+    }),
+  ),
+};
+
+const clientMessages = ['subscribe', 'unsubscribe', 'resync', 'subscribed', 'unsubscribed', 'error'];
+
+export function asyncapiDocument(publicUrl: string): Json {
+  const url = new URL(publicUrl);
+  const ws = url.protocol === 'https:' ? 'wss' : 'ws';
+  const channelMessages = (names: string[]) =>
+    Object.fromEntries(names.map((name) => [name, ref('messages', name)]));
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'Prediction-market exchange stream',
+      version: '1.0.0',
+      description:
+        `Live order books, trades and your own orders over one WebSocket at \`/api/stream\`. Send JSON ` +
+        `\`{"op": "subscribe" | "unsubscribe" | "resync", "channel": "..."}\`; everything received is JSON with a ` +
+        '`type`. Book channels start with a `snapshot` and continue with a `delta` per committed change; `seq` rises ' +
+        'by exactly one per change, so a gap means a missed message: send `resync` for a fresh snapshot. Every ' +
+        'change is published when its transaction commits, on every instance.\n\nLimits: at most 100 subscriptions ' +
+        `per connection; channel names at most ${MAX_CHANNEL_LENGTH} characters (error \`CHANNEL_TOO_LONG\`); a ` +
+        `client message over ${MAX_CLIENT_MESSAGE_BYTES} bytes closes the connection with code 1009 (message too ` +
+        'big); invalid credentials close it with 4401. Ids are strings everywhere.',
+    },
+    servers: {
+      exchange: {
+        host: url.host,
+        protocol: ws,
+        pathname: '/api/stream',
+        description:
+          'Authenticate (for the user channel only) with `Authorization: Bearer <API key or session token>` or ' +
+          '`?token=<key>`.',
+      },
+    },
+    defaultContentType: 'application/json',
+    channels: {
+      book: {
+        address: 'book:{optionId}',
+        title: 'Order book of an option',
+        parameters: { optionId: { description: 'The option id' } },
+        messages: channelMessages(['snapshot', 'delta', 'streamResync', ...clientMessages]),
+      },
+      trades: {
+        address: 'trades:{optionId}',
+        title: 'Executions of an option',
+        parameters: { optionId: { description: 'The option id' } },
+        messages: channelMessages(['trades', 'streamResync', ...clientMessages]),
+      },
+      user: {
+        address: 'user',
+        title: 'Your orders and fills (needs credentials)',
+        messages: channelMessages(['order', 'fill', 'userResync', 'streamResync', ...clientMessages]),
+      },
+    },
+    operations: {
+      subscribeBook: {
+        action: 'send',
+        channel: ref('channels', 'book'),
+        summary: 'Subscribe, unsubscribe or resync a book channel',
+        messages: ['subscribe', 'unsubscribe', 'resync'].map((name) => ({
+          $ref: `#/channels/book/messages/${name}`,
+        })),
+      },
+      receiveBook: {
+        action: 'receive',
+        channel: ref('channels', 'book'),
+        summary: 'Snapshots and deltas of the YES ladder',
+        messages: ['snapshot', 'delta', 'streamResync', 'unsubscribed', 'error'].map((name) => ({
+          $ref: `#/channels/book/messages/${name}`,
+        })),
+      },
+      subscribeTrades: {
+        action: 'send',
+        channel: ref('channels', 'trades'),
+        messages: ['subscribe', 'unsubscribe'].map((name) => ({
+          $ref: `#/channels/trades/messages/${name}`,
+        })),
+      },
+      receiveTrades: {
+        action: 'receive',
+        channel: ref('channels', 'trades'),
+        messages: ['subscribed', 'trades', 'streamResync', 'unsubscribed', 'error'].map((name) => ({
+          $ref: `#/channels/trades/messages/${name}`,
+        })),
+      },
+      subscribeUser: {
+        action: 'send',
+        channel: ref('channels', 'user'),
+        messages: ['subscribe', 'unsubscribe'].map((name) => ({ $ref: `#/channels/user/messages/${name}` })),
+      },
+      receiveUser: {
+        action: 'receive',
+        channel: ref('channels', 'user'),
+        messages: ['subscribed', 'order', 'fill', 'userResync', 'streamResync', 'unsubscribed', 'error'].map(
+          (name) => ({
+            $ref: `#/channels/user/messages/${name}`,
+          }),
+        ),
+      },
+    },
+    components: { schemas, messages },
+  };
+}

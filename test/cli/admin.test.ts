@@ -1,0 +1,189 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { type Database, openDatabase } from '../../src/platform/db/database.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { createTestDatabase, expectInvariants, TEST_DATABASE_URL, testConfig } from '../support/app.js';
+import { enforceContract } from '../support/contract.js';
+import { ADMIN_EMAIL, createMarket, limitOrder, marketTrade } from '../support/exchange.js';
+import { bearer, newUser, type TestUser } from '../support/factories.js';
+
+const run = promisify(execFile);
+
+/**
+ * The admin CLI runs on the same composition root as the app: closing and settling a market from the shell tells
+ * traders (feed and webhooks) exactly what the admin API does.
+ */
+
+/** A database a second process can open too: PostgreSQL, or embedded PGlite in a folder (one process at a time). */
+async function sharedDatabase() {
+  if (TEST_DATABASE_URL) {
+    const test = await createTestDatabase();
+    return {
+      open: async () => test.database,
+      close: async () => {},
+      env: { DATABASE_URL: test.url as string },
+      drop: () => test.drop(),
+    };
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'pmx-cli-'));
+  let database: Database | null = null;
+  return {
+    async open() {
+      database = await openDatabase({ url: null, dataDir });
+      await migrateToLatest(database.db);
+      return database;
+    },
+    async close() {
+      await database?.close();
+      database = null;
+    },
+    env: { DATA_DIR: dataDir },
+    drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+const env = { ADMIN_EMAIL, WEBHOOK_ALLOW_PRIVATE: 'true' };
+
+async function appOn(database: Database): Promise<FastifyInstance> {
+  const app = await buildApp({ config: testConfig(env), database, redis: null });
+  enforceContract(app);
+  await app.ready();
+  return app;
+}
+
+/** A market the trader holds YES in and has a resting order on. */
+async function tradedMarket(app: FastifyInstance, admin: TestUser, trader: TestUser, title: string) {
+  const market = await createMarket(app, admin.token, {
+    title,
+    options: [{ label: 'Home', liquidityCents: 2_000 }],
+  });
+  const optionId = market.options[0]?.id as string;
+  const bought = await marketTrade(app, trader.token, {
+    optionId,
+    side: 'YES',
+    action: 'BUY',
+    quantity: 5,
+    price: 90,
+  });
+  expect(bought.statusCode).toBe(201);
+  const resting = await limitOrder(app, trader.token, {
+    optionId,
+    side: 'YES',
+    action: 'BUY',
+    quantity: 3,
+    price: 10,
+  });
+  expect(resting.json().status).toBe('open');
+  return market;
+}
+
+/** What the trader was told about one market since a point: feed items and webhook events, with its names blanked. */
+async function toldAbout(
+  database: Database,
+  userId: string,
+  since: { notification: number; event: number },
+  market: { id: string; slug: string },
+  title: string,
+) {
+  const blank = (text: string) =>
+    text
+      .replaceAll(title, '<market>')
+      .replaceAll(market.slug, '<slug>')
+      .replace(/"(\w*[iI]d)":"\d+"/g, '"$1":"<id>"')
+      .replace(/"\d{4}-\d\d-\d\dT[\d:.]+Z"/g, '"<time>"');
+  const feed = await sql<{ type: string; title: string; body: string }>`
+    SELECT type, title, body FROM notifications WHERE user_id = ${Number(userId)} AND id > ${since.notification}
+      AND (title LIKE ${`%${title}%`} OR body LIKE ${`%${title}%`}) ORDER BY id`.execute(database.db);
+  const hooks = await sql<{ type: string; body: string; deliveries: number }>`
+    SELECT e.type, e.body, (SELECT count(*)::int FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
+    FROM webhook_events e WHERE e.user_id = ${Number(userId)} AND e.id > ${since.event}
+      AND e.body LIKE ${`%${market.slug}%`} ORDER BY e.id`.execute(database.db);
+  return {
+    feed: feed.rows.map((row) => ({ type: row.type, title: blank(row.title), body: blank(row.body) })),
+    webhooks: hooks.rows.map((row) => {
+      const body = JSON.parse(row.body) as { type: string; data: unknown };
+      return {
+        type: row.type,
+        deliveries: row.deliveries,
+        data: JSON.parse(blank(JSON.stringify(body.data))),
+      };
+    }),
+  };
+}
+
+async function checkpoint(database: Database) {
+  const { rows } = await sql<{ notification: number; event: number }>`
+    SELECT (SELECT coalesce(max(id), 0) FROM notifications)::int AS notification,
+      (SELECT coalesce(max(id), 0) FROM webhook_events)::int AS event`.execute(database.db);
+  return rows[0] as { notification: number; event: number };
+}
+
+describe('npm run admin', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups) await cleanup();
+  });
+
+  it('closes, resolves and settles a market with the same feed items and webhook deliveries as the admin API', async () => {
+    const shared = await sharedDatabase();
+    cleanups.push(() => shared.drop());
+    let database = await shared.open();
+    let app = await appOn(database);
+    const admin = await newUser(app, { email: ADMIN_EMAIL });
+    const trader = await newUser(app);
+    const hook = await app.inject({
+      method: 'POST',
+      url: '/api/me/webhooks',
+      headers: bearer(trader.token),
+      payload: { url: 'http://127.0.0.1:9/hooks' },
+    });
+    expect(hook.statusCode).toBe(201);
+    const byApi = await tradedMarket(app, admin, trader, 'Twin final, decided by the API');
+    const byCli = await tradedMarket(app, admin, trader, 'Twin final, decided by the shell');
+    const since = await checkpoint(database);
+
+    for (const step of ['close', 'resolve', 'settle']) {
+      const res = await app.inject({
+        method: 'POST',
+        url: `/api/admin/events/${byApi.id}/${step}`,
+        headers: bearer(admin.token),
+        ...(step === 'resolve'
+          ? { payload: { outcomes: [{ optionId: byApi.options[0]?.id, outcome: 'YES' }] } }
+          : {}),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+
+    await app.close();
+    await shared.close();
+    const cli = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+        env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', ...env, ...shared.env },
+      });
+    await cli('close', byCli.slug);
+    await cli('resolve', byCli.slug, 'Home=YES');
+    await cli('settle', byCli.slug);
+
+    database = await shared.open();
+    app = await appOn(database);
+    const api = await toldAbout(database, trader.id, since, byApi, 'Twin final, decided by the API');
+    const shell = await toldAbout(database, trader.id, since, byCli, 'Twin final, decided by the shell');
+    expect(api.feed.map((item) => item.type)).toEqual(
+      expect.arrayContaining(['order.cancelled', 'market.resolved', 'market.settled']),
+    );
+    expect(api.webhooks.length).toBeGreaterThan(0);
+    expect(api.webhooks.every((w) => w.deliveries === 1)).toBe(true);
+    expect(shell).toEqual(api);
+    await expectInvariants(database);
+    await app.close();
+    await shared.close();
+    // Three CLI processes, each starting under tsx: minutes on a busy machine.
+  }, 240_000);
+});

@@ -1,0 +1,205 @@
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OrderRequest } from '../../src/modules/trading/types.js';
+import type { Database } from '../../src/platform/db/database.js';
+import { AppError } from '../../src/platform/errors.js';
+import { createTestApp, expectInvariants, type TestApp } from '../support/app.js';
+import { ADMIN_EMAIL, createMarket } from '../support/exchange.js';
+import { newUser, type TestUser } from '../support/factories.js';
+
+/**
+ * The order pipeline decides a batch of orders exactly as it decides the same orders one after another: the same
+ * answers, and the same rows, positions and ledger. And a batch that fails is never silent.
+ */
+
+interface Draft {
+  user: number;
+  kind: 'market' | 'limit';
+  side: 'YES' | 'NO';
+  action: 'BUY' | 'SELL';
+  quantity: number;
+  priceCents: number;
+}
+
+const draft: fc.Arbitrary<Draft> = fc.record({
+  user: fc.integer({ min: 0, max: 3 }),
+  kind: fc.constantFrom('limit' as const, 'limit' as const, 'market' as const),
+  side: fc.constantFrom('YES' as const, 'NO' as const),
+  action: fc.constantFrom('BUY' as const, 'BUY' as const, 'SELL' as const),
+  quantity: fc.integer({ min: 1, max: 15 }),
+  priceCents: fc.integer({ min: 30, max: 70 }),
+});
+
+/** A stream of orders cut into batches (each batch sent at once). */
+const stream = fc.array(fc.array(draft, { minLength: 1, maxLength: 8 }), { minLength: 3, maxLength: 10 });
+
+interface Exchange {
+  t: TestApp;
+  users: TestUser[];
+  optionId: number;
+}
+
+async function newExchange(): Promise<Exchange> {
+  const t = await createTestApp({ env: { ADMIN_EMAIL } });
+  const admin = await newUser(t.app, { email: ADMIN_EMAIL });
+  const users: TestUser[] = [];
+  for (let i = 0; i < 4; i++) users.push(await newUser(t.app, { email: `equal${i}@example.com` }));
+  const market = await createMarket(t.app, admin.token, {
+    title: 'Equivalence',
+    options: [{ label: 'Hot', liquidityCents: 2_000 }],
+  });
+  return { t, users, optionId: Number(market.options[0]?.id) };
+}
+
+/** Places one order and says what came of it, as comparable data. */
+async function place(exchange: Exchange, order: Draft): Promise<unknown> {
+  const { user, ...rest } = order;
+  const request: OrderRequest = { optionId: exchange.optionId, ...rest };
+  try {
+    const result = await exchange.t.app.services.trading.placeOrder(
+      Number(exchange.users[user]?.id),
+      request,
+      null,
+    );
+    return withoutClock(result.body);
+  } catch (error) {
+    if (error instanceof AppError) return { status: error.statusCode, code: error.code };
+    throw error;
+  }
+}
+
+function withoutClock(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value), (key, v) =>
+    key === 'createdAt' || key === 'updatedAt' ? undefined : v,
+  );
+}
+
+/** Everything the orders wrote, in a stable order, without the clock. */
+async function everything(database: Database) {
+  const query = async (text: string) => (await sql.raw(text).execute(database.db)).rows;
+  return {
+    orders: await query(`SELECT id, user_id, kind, side, action, price_cents, quantity, filled_quantity,
+      reserved_cents, status, cancel_reason FROM orders ORDER BY id`),
+    fills: await query(
+      `SELECT id, yes_price, quantity, kind, taker_order_id, maker_order_id FROM fills ORDER BY id`,
+    ),
+    trades:
+      await query(`SELECT id, fill_id, order_id, user_id, side, action, quantity, price_cents, fee_cents,
+      liquidity FROM trades ORDER BY id`),
+    positions: await query(`SELECT user_id, option_id, side, quantity, reserved_quantity, cost_cents,
+      realized_pnl_cents FROM positions ORDER BY user_id, option_id, side`),
+    balances: await query(`SELECT kind, user_id, option_id, balance FROM ledger_accounts
+      ORDER BY kind, user_id, option_id`),
+    entries: await query(`SELECT e.kind, e.memo, e.user_id, e.ref_type, e.ref_id, sum(abs(p.amount)) AS moved
+      FROM journal_entries e JOIN postings p ON p.entry_id = e.id GROUP BY e.id ORDER BY e.id`),
+    options: await query(`SELECT id, amm_yes_shares, amm_no_shares, pairs_minted, pairs_merged, volume_shares,
+      volume_cents, last_yes_price FROM options ORDER BY id`),
+  };
+}
+
+describe('the order pipeline', () => {
+  let alone: Exchange;
+  let batched: Exchange;
+
+  beforeAll(async () => {
+    alone = await newExchange();
+    batched = await newExchange();
+  });
+  afterAll(async () => {
+    await alone.t.close();
+    await batched.t.close();
+  });
+
+  it('decides orders sent in batches exactly as the same orders sent one by one', async () => {
+    expect(batched.users.map((u) => u.id)).toEqual(alone.users.map((u) => u.id));
+    let largestBatch = 0;
+    batched.t.app.services.trading.onOrderCommitted(async (_trx, changes) => {
+      largestBatch = Math.max(largestBatch, changes.length);
+    });
+    await fc.assert(
+      fc.asyncProperty(stream, async (batches) => {
+        for (const batch of batches) {
+          const oneByOne: unknown[] = [];
+          for (const order of batch) oneByOne.push(await place(alone, order));
+          // Sent in one turn of the event loop, so they queue for one batch, in this order.
+          const together = await Promise.all(batch.map((order) => place(batched, order)));
+          expect(together).toEqual(oneByOne);
+        }
+        expect(await everything(batched.t.database)).toEqual(await everything(alone.t.database));
+      }),
+      { numRuns: 6, endOnFailure: true },
+    );
+    expect(largestBatch).toBeGreaterThan(1);
+    await expectInvariants(alone.t.database);
+    await expectInvariants(batched.t.database);
+  });
+});
+
+describe('a batch that fails', () => {
+  let t: TestApp;
+  const lines: string[] = [];
+  let users: TestUser[];
+  let optionId: number;
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: { ADMIN_EMAIL, LOG_LEVEL: 'warn' },
+      logStream: { write: (line) => lines.push(line) },
+    });
+    const admin = await newUser(t.app, { email: ADMIN_EMAIL });
+    users = [await newUser(t.app), await newUser(t.app), await newUser(t.app)];
+    optionId = Number((await createMarket(t.app, admin.token)).options[0]?.id);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('is logged with its cause and counted, and its orders are answered one by one as if alone', async () => {
+    let failures = 0;
+    // A listener that fails the first batch of more than one order (a bug on the batched path, say).
+    t.app.services.trading.onOrderCommitted(async (_trx, changes) => {
+      if (changes.length > 1 && failures === 0) {
+        failures += 1;
+        throw new Error('a listener failed on a batch');
+      }
+    });
+    const trading = t.app.services.trading;
+    const id = (user: TestUser) => Number(user.id);
+    const [u1, u2, u3] = users as [TestUser, TestUser, TestUser];
+    const limit = (side: 'YES' | 'NO', action: 'BUY' | 'SELL', quantity: number, priceCents: number) => ({
+      optionId,
+      kind: 'limit' as const,
+      side,
+      action,
+      quantity,
+      priceCents,
+    });
+    const answers = await Promise.allSettled([
+      trading.placeOrder(id(u1), limit('YES', 'BUY', 5, 40), null),
+      trading.placeOrder(id(u2), limit('NO', 'BUY', 3, 60), null),
+      trading.placeOrder(id(u3), limit('YES', 'SELL', 2, 10), null),
+      trading.placeOrder(id(u1), limit('YES', 'BUY', 100_000, 99), null),
+    ]);
+    expect(failures).toBe(1);
+    const [rests, mints, noShares, noCash] = answers;
+    expect(rests).toMatchObject({ status: 'fulfilled', value: { status: 201, body: { status: 'open' } } });
+    expect(mints).toMatchObject({
+      status: 'fulfilled',
+      value: { status: 201, body: { status: 'filled', filledQuantity: 3, averagePriceCents: 60 } },
+    });
+    expect(noShares).toMatchObject({ status: 'rejected', reason: { code: 'INSUFFICIENT_SHARES' } });
+    expect(noCash).toMatchObject({ status: 'rejected', reason: { code: 'INSUFFICIENT_FUNDS' } });
+
+    const warned = lines.map((line) => JSON.parse(line)).find((line) => line.msg?.includes('batch failed'));
+    expect(warned).toMatchObject({
+      level: 40,
+      optionId,
+      requests: 4,
+      err: { message: 'a listener failed on a batch' },
+    });
+    const metrics = (await t.app.inject({ url: '/metrics' })).body;
+    expect(metrics).toMatch(/^exchange_order_batch_failures_total 1$/m);
+    await expectInvariants(t.database);
+  });
+});

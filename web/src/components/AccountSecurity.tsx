@@ -1,0 +1,169 @@
+import { type FormEvent, useState } from 'react';
+import { api, sessionToken } from '../api/client';
+import type { SignedInSession, WebhookDelivery } from '../api/console-types';
+import { formatDate } from '../lib/format';
+import { useAction, usePaged, useResource } from '../lib/hooks';
+import { PagedList } from './Paged';
+import { Empty, ErrorMessage, Loaded } from './Status';
+
+/** Change the password: the current one is required, and every other session ends. */
+export function ChangePassword({ onChanged }: { onChanged: () => void }) {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [ended, setEnded] = useState<number | null>(null);
+  const change = useAction(async () => {
+    const result = await api<{ endedSessions: number }>('/api/me/password', {
+      method: 'POST',
+      body: { currentPassword: current, newPassword: next },
+    });
+    setCurrent('');
+    setNext('');
+    setEnded(result.endedSessions);
+    onChanged();
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setEnded(null);
+    void change.run();
+  };
+  return (
+    <form className="stack" onSubmit={submit} aria-label="Change password">
+      <div className="field-row">
+        <div className="field">
+          <label htmlFor="current-password">Current password</label>
+          <input
+            id="current-password"
+            type="password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="new-password">New password (8 or more characters)</label>
+          <input
+            id="new-password"
+            type="password"
+            autoComplete="new-password"
+            minLength={8}
+            maxLength={128}
+            value={next}
+            onChange={(e) => setNext(e.target.value)}
+          />
+        </div>
+      </div>
+      <div>
+        <button type="submit" className="button" disabled={change.pending || !current || next.length < 8}>
+          Change password
+        </button>
+      </div>
+      {ended !== null ? (
+        <p className="success" role="status">
+          Password changed.{' '}
+          {ended === 0 ? 'No other session was signed in.' : `${ended} other session(s) ended.`}
+        </p>
+      ) : null}
+      <ErrorMessage error={change.error} />
+    </form>
+  );
+}
+
+/** Where the account is signed in, and a way to end each session. */
+export function Sessions() {
+  const sessions = useResource<{ data: SignedInSession[] }>('/api/me/sessions');
+  const end = useAction(async (session: SignedInSession) => {
+    await api<void>(`/api/me/sessions/${session.id}`, { method: 'DELETE' });
+    if (session.current) sessionToken.set(null);
+    else sessions.reload();
+  });
+  return (
+    <Loaded data={sessions.data} error={sessions.error} reload={sessions.reload}>
+      {({ data }) => (
+        <div className="table-wrap">
+          <table className="data" aria-label="Signed-in sessions">
+            <thead>
+              <tr>
+                <th scope="col">Device</th>
+                <th scope="col">Signed in</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((session) => (
+                <tr key={session.id} data-testid="session-row">
+                  <td>
+                    {session.userAgent ?? 'Unknown client'}
+                    {session.current ? <strong> (this browser)</strong> : null}
+                  </td>
+                  <td>
+                    {formatDate(session.createdAt)}
+                    {session.createdFrom ? (
+                      <div className="muted small">from {session.createdFrom}</div>
+                    ) : null}
+                  </td>
+                  <td>
+                    {session.lastUsedAt ? formatDate(session.lastUsedAt) : 'Never'}
+                    {session.lastUsedFrom ? (
+                      <div className="muted small">from {session.lastUsedFrom}</div>
+                    ) : null}
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      className="button small ghost danger"
+                      disabled={end.pending}
+                      onClick={() => void end.run(session)}
+                    >
+                      {session.current ? 'Log out here' : 'End session'}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <ErrorMessage error={end.error} />
+        </div>
+      )}
+    </Loaded>
+  );
+}
+
+/** A webhook's deliveries, newest first, each with every attempt and its outcome. */
+export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
+  const deliveries = usePaged<WebhookDelivery>(`/api/me/webhooks/${webhookId}/deliveries?limit=20`);
+  return (
+    <PagedList list={deliveries} empty="Nothing delivered yet.">
+      {(items) => (
+        <ul className="plain rows" aria-label="Deliveries">
+          {items.map((delivery) => (
+            <li key={delivery.id} className="row" data-testid="delivery">
+              <div>
+                <code>{delivery.type}</code> · {formatDate(delivery.createdAt)} ·{' '}
+                <span className={`status-pill ${delivery.status}`}>{delivery.status}</span>
+                {delivery.nextAttemptAt ? (
+                  <span className="muted small"> · next attempt {formatDate(delivery.nextAttemptAt)}</span>
+                ) : null}
+                {delivery.attempts.length === 0 ? (
+                  <Empty>Not attempted yet.</Empty>
+                ) : (
+                  <ol className="small">
+                    {delivery.attempts.map((attempt) => (
+                      <li key={attempt.attemptedAt}>
+                        {formatDate(attempt.attemptedAt)}:{' '}
+                        {attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : 'no answer'}
+                        {attempt.error ? ` (${attempt.error})` : ''} in {attempt.durationMs} ms
+                      </li>
+                    ))}
+                  </ol>
+                )}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </PagedList>
+  );
+}

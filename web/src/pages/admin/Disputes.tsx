@@ -1,0 +1,135 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { api, query } from '../../api/client';
+import type { Dispute, Outcome } from '../../api/console-types';
+import type { MarketDetail } from '../../api/types';
+import { ConfirmButton } from '../../components/Confirm';
+import { PagedList } from '../../components/Paged';
+import { Loaded } from '../../components/Status';
+import { formatDate } from '../../lib/format';
+import { useDocumentTitle, usePaged, useResource } from '../../lib/hooks';
+import { StatusPill } from './AdminLayout';
+
+function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => void }) {
+  const event = useResource<MarketDetail>(`/api/admin/events/${dispute.eventId}`);
+  const [outcomes, setOutcomes] = useState<Record<string, Outcome>>({});
+  const [note, setNote] = useState('');
+  const decide = (decision: 'upheld' | 'rejected', options: MarketDetail['options']) => async () => {
+    await api(`/api/admin/disputes/${dispute.id}/decide`, {
+      method: 'POST',
+      body: {
+        decision,
+        ...(note.trim() ? { note: note.trim() } : {}),
+        ...(decision === 'upheld'
+          ? { outcomes: options.map((o) => ({ optionId: o.id, outcome: outcomes[o.id] ?? o.resolution })) }
+          : {}),
+      },
+    });
+    onDecided();
+  };
+  return (
+    <Loaded data={event.data} error={event.error} reload={event.reload}>
+      {(e) => (
+        <div className="stack">
+          <fieldset>
+            <legend>Corrected outcomes (used if upheld)</legend>
+            {e.options.map((option) => (
+              <div className="field inline" key={option.id}>
+                <label htmlFor={`dispute-${dispute.id}-${option.id}`}>
+                  {option.label} (now {option.resolution})
+                </label>
+                <select
+                  id={`dispute-${dispute.id}-${option.id}`}
+                  value={outcomes[option.id] ?? option.resolution ?? 'VOID'}
+                  onChange={(ev) => setOutcomes({ ...outcomes, [option.id]: ev.target.value as Outcome })}
+                >
+                  <option value="YES">YES</option>
+                  <option value="NO">NO</option>
+                  <option value="VOID">VOID</option>
+                </select>
+              </div>
+            ))}
+          </fieldset>
+          <div className="field">
+            <label htmlFor={`dispute-note-${dispute.id}`}>Note to the disputer (optional)</label>
+            <input
+              id={`dispute-note-${dispute.id}`}
+              value={note}
+              maxLength={2000}
+              onChange={(ev) => setNote(ev.target.value)}
+            />
+          </div>
+          <div className="actions">
+            <ConfirmButton
+              label="Uphold"
+              title="Uphold this dispute?"
+              describe={() => (
+                <p>
+                  The outcomes become{' '}
+                  {e.options.map((o) => `${o.label}: ${outcomes[o.id] ?? o.resolution}`).join(', ')} and the
+                  dispute window starts again. Nothing has been paid yet.
+                </p>
+              )}
+              onConfirm={decide('upheld', e.options)}
+            />
+            <ConfirmButton
+              label="Reject"
+              title="Reject this dispute?"
+              describe={() => <p>The outcome stands and settlement proceeds. The disputer is told.</p>}
+              onConfirm={decide('rejected', e.options)}
+            />
+          </div>
+        </div>
+      )}
+    </Loaded>
+  );
+}
+
+export function AdminDisputesPage() {
+  useDocumentTitle('Console · Disputes');
+  const [status, setStatus] = useState('pending');
+  const disputes = usePaged<Dispute>(`/api/admin/disputes${query({ status })}`);
+  return (
+    <section className="card" aria-labelledby="disputes-heading">
+      <div className="section-head">
+        <h2 id="disputes-heading">Disputes</h2>
+        <div className="field inline">
+          <label htmlFor="dispute-status">Status</label>
+          <select id="dispute-status" value={status} onChange={(e) => setStatus(e.target.value)}>
+            <option value="pending">pending</option>
+            <option value="upheld">upheld</option>
+            <option value="rejected">rejected</option>
+            <option value="">all</option>
+          </select>
+        </div>
+      </div>
+      <PagedList list={disputes} empty="No disputes.">
+        {(items) => (
+          <ul className="plain rows">
+            {items.map((dispute) => (
+              <li key={dispute.id} className="card" data-testid="dispute">
+                <div className="section-head">
+                  <div>
+                    <Link to={`/admin/events/${dispute.eventId}`}>{dispute.eventSlug}</Link> · by{' '}
+                    {dispute.username ?? dispute.userId} · {formatDate(dispute.createdAt)}
+                  </div>
+                  <StatusPill status={dispute.status} />
+                </div>
+                <p>{dispute.reason}</p>
+                {dispute.evidenceUrl ? (
+                  <p className="small">
+                    Evidence: <a href={dispute.evidenceUrl}>{dispute.evidenceUrl}</a>
+                  </p>
+                ) : null}
+                {dispute.decisionNote ? <p className="muted">Decision: {dispute.decisionNote}</p> : null}
+                {dispute.status === 'pending' ? (
+                  <Decision dispute={dispute} onDecided={disputes.reload} />
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedList>
+    </section>
+  );
+}

@@ -1,0 +1,228 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { api, query } from '../../api/client';
+import type { AdminReport, Suggestion } from '../../api/console-types';
+import { ConfirmButton } from '../../components/Confirm';
+import { PagedList } from '../../components/Paged';
+import { formatDate } from '../../lib/format';
+import { useDocumentTitle, usePaged } from '../../lib/hooks';
+import { StatusPill } from './AdminLayout';
+
+/** A datetime-local value in the browser's time zone: `iso`, or a week from now when there is none. */
+function localDateTime(iso: string | null): string {
+  const date = iso ? new Date(iso) : new Date(Date.now() + 7 * 86_400_000);
+  date.setMinutes(date.getMinutes() - date.getTimezoneOffset(), 0, 0);
+  return date.toISOString().slice(0, 16);
+}
+
+const ACTIONS = {
+  dismiss: 'Nothing is removed; the report is closed.',
+  hide: 'The post or comment is hidden from everyone.',
+  suspend: 'The account is suspended: its sessions and keys stop working at once.',
+} as const;
+
+function ReportActions({ report, onDone }: { report: AdminReport; onDone: () => void }) {
+  const [note, setNote] = useState('');
+  const resolve = (action: keyof typeof ACTIONS) => async () => {
+    await api(`/api/admin/reports/${report.id}/resolve`, {
+      method: 'POST',
+      body: { action, ...(note.trim() ? { note: note.trim() } : {}) },
+    });
+    onDone();
+  };
+  const who = report.target.username ?? 'this user';
+  return (
+    <div className="stack">
+      <div className="field">
+        <label htmlFor={`report-note-${report.id}`}>Moderation note (optional)</label>
+        <input id={`report-note-${report.id}`} value={note} onChange={(e) => setNote(e.target.value)} />
+      </div>
+      <div className="actions">
+        <ConfirmButton
+          label="Dismiss"
+          title="Dismiss this report?"
+          danger={false}
+          describe={() => <p>{ACTIONS.dismiss}</p>}
+          onConfirm={resolve('dismiss')}
+        />
+        {report.targetType !== 'USER' ? (
+          <ConfirmButton
+            label="Hide content"
+            title="Hide this content?"
+            describe={() => <p>{ACTIONS.hide}</p>}
+            onConfirm={resolve('hide')}
+          />
+        ) : null}
+        <ConfirmButton
+          label={`Suspend ${who}`}
+          title={`Suspend ${who}?`}
+          describe={() => <p>{ACTIONS.suspend}</p>}
+          onConfirm={resolve('suspend')}
+        />
+      </div>
+    </div>
+  );
+}
+
+export function AdminReportsPage() {
+  useDocumentTitle('Console · Reports');
+  const [status, setStatus] = useState('open');
+  const reports = usePaged<AdminReport>(`/api/admin/reports${query({ status })}`);
+  return (
+    <section className="card" aria-labelledby="reports-heading">
+      <div className="section-head">
+        <h2 id="reports-heading">Reports</h2>
+        <div className="field inline">
+          <label htmlFor="report-status">Status</label>
+          <select id="report-status" value={status} onChange={(e) => setStatus(e.target.value)}>
+            <option value="open">open</option>
+            <option value="resolved">resolved</option>
+            <option value="all">all</option>
+          </select>
+        </div>
+      </div>
+      <PagedList list={reports} empty="No reports.">
+        {(items) => (
+          <ul className="plain rows">
+            {items.map((report) => (
+              <li key={report.id} className="card" data-testid="report">
+                <div className="section-head">
+                  <div>
+                    {report.targetType === 'USER'
+                      ? 'User'
+                      : report.targetType === 'POST'
+                        ? 'Post by'
+                        : 'Comment by'}{' '}
+                    {report.target.username ? (
+                      <Link to={`/users/${report.target.username}`}>{report.target.username}</Link>
+                    ) : (
+                      'unknown'
+                    )}{' '}
+                    · reported by {report.reporter.username} · {formatDate(report.createdAt)}
+                  </div>
+                  <StatusPill status={report.status} />
+                </div>
+                {report.target.text ? <blockquote>{report.target.text}</blockquote> : null}
+                <p>
+                  <strong>Reason:</strong> {report.reason}
+                </p>
+                {report.resolutionNote ? <p className="muted">Note: {report.resolutionNote}</p> : null}
+                {report.status === 'open' ? <ReportActions report={report} onDone={reports.reload} /> : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedList>
+    </section>
+  );
+}
+
+function SuggestionReview({ suggestion, onDone }: { suggestion: Suggestion; onDone: () => void }) {
+  const [reason, setReason] = useState('');
+  const [closesAt, setClosesAt] = useState(() => localDateTime(suggestion.closesAt));
+  return (
+    <div className="stack">
+      <div className="field">
+        <label htmlFor={`approve-closes-${suggestion.id}`}>Closes at (if approved)</label>
+        <input
+          id={`approve-closes-${suggestion.id}`}
+          type="datetime-local"
+          value={closesAt}
+          onChange={(e) => setClosesAt(e.target.value)}
+        />
+      </div>
+      <div className="field">
+        <label htmlFor={`reject-reason-${suggestion.id}`}>Reason for a rejection</label>
+        <input
+          id={`reject-reason-${suggestion.id}`}
+          value={reason}
+          maxLength={500}
+          onChange={(e) => setReason(e.target.value)}
+        />
+      </div>
+      <div className="actions">
+        <ConfirmButton
+          label="Approve into a draft event"
+          title="Approve this suggestion?"
+          danger={false}
+          describe={() => (
+            <p>
+              A draft event “{suggestion.title}” is created with the options {suggestion.options.join(', ')}.
+              You can edit it and give its options house liquidity before opening it.
+            </p>
+          )}
+          onConfirm={async () => {
+            await api(`/api/admin/market-suggestions/${suggestion.id}/approve`, {
+              method: 'POST',
+              body: { closesAt: new Date(closesAt).toISOString() },
+            });
+            onDone();
+          }}
+        />
+        <ConfirmButton
+          label="Reject"
+          title="Reject this suggestion?"
+          disabled={!reason.trim()}
+          describe={() => <p>The suggester is told: “{reason.trim()}”.</p>}
+          onConfirm={async () => {
+            await api(`/api/admin/market-suggestions/${suggestion.id}/reject`, {
+              method: 'POST',
+              body: { reason: reason.trim() },
+            });
+            onDone();
+          }}
+        />
+      </div>
+    </div>
+  );
+}
+
+export function AdminSuggestionsPage() {
+  useDocumentTitle('Console · Suggestions');
+  const [status, setStatus] = useState('pending');
+  const suggestions = usePaged<Suggestion>(`/api/admin/market-suggestions${query({ status })}`);
+  return (
+    <section className="card" aria-labelledby="suggestions-heading">
+      <div className="section-head">
+        <h2 id="suggestions-heading">Market suggestions</h2>
+        <div className="field inline">
+          <label htmlFor="suggestion-status">Status</label>
+          <select id="suggestion-status" value={status} onChange={(e) => setStatus(e.target.value)}>
+            <option value="pending">pending</option>
+            <option value="approved">approved</option>
+            <option value="rejected">rejected</option>
+            <option value="">all</option>
+          </select>
+        </div>
+      </div>
+      <PagedList list={suggestions} empty="No suggestions.">
+        {(items) => (
+          <ul className="plain rows">
+            {items.map((s) => (
+              <li key={s.id} className="card" data-testid="suggestion">
+                <div className="section-head">
+                  <strong>{s.title}</strong>
+                  <StatusPill status={s.status} />
+                </div>
+                <p className="muted small">
+                  {s.category} · options {s.options.join(', ')} · by {s.suggestedBy.username} ·{' '}
+                  {formatDate(s.createdAt)}
+                </p>
+                {s.description ? <p>{s.description}</p> : null}
+                {s.eventSlug ? (
+                  <p>
+                    Draft event: <code>{s.eventSlug}</code> (find it under Events, status draft)
+                  </p>
+                ) : null}
+                {s.rejectionReason ? <p className="muted">Rejected: {s.rejectionReason}</p> : null}
+                {s.status === 'pending' ? (
+                  <SuggestionReview suggestion={s} onDone={suggestions.reload} />
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedList>
+    </section>
+  );
+}

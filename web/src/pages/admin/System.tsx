@@ -1,0 +1,227 @@
+import { type FormEvent, useState } from 'react';
+import { Link } from 'react-router';
+import { api } from '../../api/client';
+import type { AuditResult, Flag } from '../../api/console-types';
+import type { Tournament } from '../../api/types';
+import { ConfirmButton } from '../../components/Confirm';
+import { PagedList } from '../../components/Paged';
+import { ErrorMessage, Loaded } from '../../components/Status';
+import { formatCredits, formatDate } from '../../lib/format';
+import { useAction, useDocumentTitle, usePaged, useResource } from '../../lib/hooks';
+import { StatusPill } from './AdminLayout';
+import { toCents } from './Events';
+
+function CreateTournament({ onCreated }: { onCreated: () => void }) {
+  const [slug, setSlug] = useState('');
+  const [title, setTitle] = useState('');
+  const [days, setDays] = useState('7');
+  const [events, setEvents] = useState('');
+  const [prizes, setPrizes] = useState('100, 50, 25');
+  const create = useAction(async () => {
+    const now = Date.now();
+    await api('/api/admin/tournaments', {
+      method: 'POST',
+      body: {
+        slug: slug.trim(),
+        title: title.trim(),
+        startsAt: new Date(now + 60_000).toISOString(),
+        endsAt: new Date(now + Number(days) * 86_400_000).toISOString(),
+        eventSlugs: events
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+        prizes: prizes
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+          .map(toCents),
+      },
+    });
+    setSlug('');
+    setTitle('');
+    onCreated();
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void create.run();
+  };
+  return (
+    <form className="stack" onSubmit={submit} aria-label="Create a tournament">
+      <div className="field-row">
+        <div className="field">
+          <label htmlFor="t-title">Title</label>
+          <input id="t-title" value={title} onChange={(e) => setTitle(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="t-slug">Slug</label>
+          <input
+            id="t-slug"
+            value={slug}
+            placeholder="ipl-week-1"
+            onChange={(e) => setSlug(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="t-days">Runs for (days)</label>
+          <input id="t-days" inputMode="numeric" value={days} onChange={(e) => setDays(e.target.value)} />
+        </div>
+      </div>
+      <div className="field">
+        <label htmlFor="t-events">Market slugs, separated by commas</label>
+        <input id="t-events" value={events} onChange={(e) => setEvents(e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor="t-prizes">Prizes in credits for 1st, 2nd, … (from house bonus)</label>
+        <input id="t-prizes" value={prizes} onChange={(e) => setPrizes(e.target.value)} />
+      </div>
+      <div>
+        <button type="submit" className="button" disabled={create.pending || !slug.trim() || !title.trim()}>
+          Create tournament
+        </button>
+      </div>
+      <ErrorMessage error={create.error} />
+    </form>
+  );
+}
+
+export function AdminTournamentsPage() {
+  useDocumentTitle('Console · Tournaments');
+  const tournaments = usePaged<Tournament>('/api/tournaments');
+  return (
+    <>
+      <section className="card" aria-labelledby="new-tournament-heading">
+        <h2 id="new-tournament-heading">New tournament</h2>
+        <CreateTournament onCreated={tournaments.reload} />
+      </section>
+      <section className="card" aria-labelledby="tournaments-heading">
+        <h2 id="tournaments-heading">Tournaments</h2>
+        <PagedList list={tournaments} empty="No tournaments.">
+          {(items) => (
+            <ul className="plain rows">
+              {items.map((t) => (
+                <li key={t.slug} className="row">
+                  <div>
+                    <Link to={`/tournaments/${t.slug}`}>{t.title}</Link>
+                    <div className="muted small">
+                      {formatDate(t.startsAt)} – {formatDate(t.endsAt)} · prizes{' '}
+                      {t.prizes.map((p) => formatCredits(p)).join(', ')}
+                    </div>
+                  </div>
+                  <StatusPill status={t.status} />
+                </li>
+              ))}
+            </ul>
+          )}
+        </PagedList>
+      </section>
+    </>
+  );
+}
+
+export function AdminFlagsPage() {
+  useDocumentTitle('Console · Feature flags');
+  const flags = useResource<{ data: Flag[] }>('/api/admin/flags');
+  const set = async (flag: Flag, enabled: boolean) => {
+    const next = await api<Flag>(`/api/admin/flags/${flag.key}`, { method: 'PUT', body: { enabled } });
+    flags.setData((current) => current && { data: current.data.map((f) => (f.key === next.key ? next : f)) });
+  };
+  return (
+    <section className="card" aria-labelledby="flags-heading">
+      <h2 id="flags-heading">Feature flags</h2>
+      <Loaded data={flags.data} error={flags.error} reload={flags.reload}>
+        {({ data }) => (
+          <div className="table-wrap">
+            <table className="data" aria-label="Feature flags">
+              <thead>
+                <tr>
+                  <th scope="col">Flag</th>
+                  <th scope="col">What it does</th>
+                  <th scope="col">State</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.map((flag) => (
+                  <tr key={flag.key} data-testid={`flag-${flag.key}`}>
+                    <td>
+                      <code>{flag.key}</code>
+                    </td>
+                    <td>
+                      {flag.description}
+                      {flag.blockedBy ? (
+                        <div className="muted small">Off regardless: {flag.blockedBy}</div>
+                      ) : null}
+                    </td>
+                    <td>
+                      <StatusPill status={flag.effective ? 'on' : 'off'} />
+                    </td>
+                    <td>
+                      <ConfirmButton
+                        label={flag.enabled ? `Switch off ${flag.key}` : `Switch on ${flag.key}`}
+                        title={`${flag.enabled ? 'Switch off' : 'Switch on'} ${flag.key}?`}
+                        danger={flag.enabled}
+                        describe={() => (
+                          <p>
+                            Every instance follows within seconds:{' '}
+                            {flag.enabled
+                              ? 'the feature stops for everyone.'
+                              : 'the feature starts for everyone.'}
+                          </p>
+                        )}
+                        onConfirm={() => set(flag, !flag.enabled)}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+export function AdminAuditPage() {
+  useDocumentTitle('Console · Audit');
+  const audit = useResource<AuditResult>('/api/admin/audit');
+  return (
+    <section className="card" aria-labelledby="audit-heading">
+      <div className="section-head">
+        <h2 id="audit-heading">Ledger audit</h2>
+        <button type="button" className="button small ghost" onClick={audit.reload} disabled={audit.loading}>
+          Run again
+        </button>
+      </div>
+      <Loaded data={audit.data} error={audit.error} reload={audit.reload} label="Checking the books…">
+        {(result) => (
+          <>
+            <p data-testid="audit-summary" className={result.ok ? 'success' : 'alert'}>
+              {result.ok ? 'Every invariant holds.' : 'An invariant is broken: see below.'} Checked{' '}
+              {formatDate(result.checkedAt)}.
+            </p>
+            <ul className="plain rows">
+              {result.invariants.map((inv) => (
+                <li key={inv.invariant} className="row">
+                  <div>
+                    {inv.invariant}
+                    {inv.violations.length > 0 ? (
+                      <ul>
+                        {inv.violations.map((v) => (
+                          <li key={v}>{v}</li>
+                        ))}
+                      </ul>
+                    ) : null}
+                  </div>
+                  <StatusPill status={inv.ok ? 'ok' : 'failed'} />
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </Loaded>
+    </section>
+  );
+}
