@@ -87,7 +87,7 @@ describe('web app in a browser', () => {
 
   it('logs out and logs back in', async () => {
     await page.getByRole('link', { name: new RegExp(username) }).click();
-    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Log out', exact: true }).click();
     await expect.poll(() => page.getByRole('link', { name: 'Log in' }).isVisible()).toBe(true);
     expect(await page.evaluate<string | null>("localStorage.getItem('pmx.session')")).toBeNull();
 
