@@ -248,6 +248,60 @@ describe('market page in a browser', () => {
     expect(((await again.json()) as { code: string }).code).toBe('ALREADY_DISPUTED');
   });
 
+  it('offers the dispute to a former holder who sold out, and not to a trader who never held the market', async () => {
+    const created = await call<{ id: string; slug: string; options: { id: string }[] }>(
+      'POST',
+      '/api/admin/events',
+      admin.token,
+      {
+        title: 'Will the former holder be heard?',
+        category: 'economics',
+        description: 'Resolved by the operator at once.',
+        closesAt: new Date(Date.now() + 86_400_000).toISOString(),
+        options: [{ label: 'Heard', liquidityCents: 50_000 }],
+        open: true,
+      },
+    );
+    const optionId = created.options[0]!.id;
+    await marketBuy(other, optionId, 5);
+    await call('POST', '/api/trades', other.token, {
+      optionId,
+      side: 'YES',
+      action: 'SELL',
+      quantity: 5,
+      priceCents: 1,
+    });
+    await call('POST', `/api/admin/events/${created.id}/close`, admin.token);
+    await call('POST', `/api/admin/events/${created.id}/resolve`, admin.token, {
+      outcomes: [{ optionId, outcome: 'NO' }],
+    });
+
+    const formerContext = await browser.newContext({
+      baseURL: server.url,
+      viewport: { width: 1366, height: 768 },
+    });
+    try {
+      const former = await formerContext.newPage();
+      await signIn(former, other);
+      await former.goto(`/markets/${created.slug}`);
+      const outcome = former.getByRole('region', { name: 'Outcome' });
+      await expect
+        .poll(() => outcome.getByRole('button', { name: 'Dispute the result' }).isVisible())
+        .toBe(true);
+      expect(
+        await former.getByRole('region', { name: 'Your activity' }).getByTestId('position').count(),
+      ).toBe(0);
+    } finally {
+      await formerContext.close();
+    }
+
+    await page.goto(`/markets/${created.slug}`);
+    const outcome = page.getByRole('region', { name: 'Outcome' });
+    await expect.poll(() => outcome.getByTestId('outcome').textContent()).toBe('No');
+    await expect.poll(() => page.getByText('No trades here yet.').isVisible()).toBe(true);
+    expect(await outcome.getByRole('button', { name: 'Dispute the result' }).count()).toBe(0);
+  });
+
   it('applies the status filter everywhere: no open Featured row under Resolved', async () => {
     await page.goto('/?status=resolved');
     await expect.poll(() => page.getByRole('link', { name: /e2e suite pass/ }).isVisible()).toBe(true);

@@ -212,6 +212,59 @@ describe('limit orders and the order book', () => {
   });
 });
 
+describe('lists of one event', () => {
+  it('lists only the trades and limit orders of the named event, whatever else the user traded', async () => {
+    const first = await createMarket(t.app, admin.token, {
+      options: [{ label: 'A', liquidityCents: 50_000 }],
+    });
+    const second = await createMarket(t.app, admin.token, {
+      options: [{ label: 'B', liquidityCents: 50_000 }],
+    });
+    const user = await newUser(t.app);
+    const optionOf = (market: typeof first) => market.options[0]!.id;
+    for (const market of [first, second, second]) {
+      const trade = {
+        optionId: optionOf(market),
+        side: 'YES',
+        action: 'BUY',
+        quantity: 2,
+        price: 99,
+      } as const;
+      expect((await marketTrade(t.app, user.token, trade)).statusCode).toBe(201);
+      const order = {
+        optionId: optionOf(market),
+        side: 'YES',
+        action: 'BUY',
+        quantity: 1,
+        price: 2,
+      } as const;
+      expect((await limitOrder(t.app, user.token, order)).statusCode).toBe(201);
+    }
+    const list = async (url: string) => {
+      const response = await t.app.inject({ url, headers: bearer(user.token) });
+      expect(response.statusCode).toBe(200);
+      return (response.json().data as { eventSlug: string }[]).map((row) => row.eventSlug);
+    };
+
+    expect(await list(`/api/trades?eventSlug=${first.slug}`)).toEqual([first.slug]);
+    expect(await list(`/api/trades?eventSlug=${second.slug}&status=open`)).toEqual([
+      second.slug,
+      second.slug,
+    ]);
+    expect(await list(`/api/trades?eventSlug=${second.slug}&status=closed`)).toEqual([]);
+    expect(await list('/api/trades')).toHaveLength(3);
+    expect(await list(`/api/limit-orders?eventSlug=${first.slug}`)).toEqual([first.slug]);
+    expect(await list(`/api/limit-orders?status=open&eventSlug=${second.slug}&limit=1`)).toEqual([
+      second.slug,
+    ]);
+    expect(await list('/api/limit-orders?eventSlug=no-such-event')).toEqual([]);
+
+    const empty = await t.app.inject({ url: '/api/trades?eventSlug=', headers: bearer(user.token) });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json().code).toBe('VALIDATION_FAILED');
+  });
+});
+
 describe('errors', () => {
   let optionId: string;
   let user: TestUser;

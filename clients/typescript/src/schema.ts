@@ -949,7 +949,7 @@ export interface paths {
         };
         /**
          * Your limit orders
-         * @description `status=open` (default): open and partially filled; `status=history`: filled, cancelled and expired.
+         * @description `status=open` (default): open and partially filled; `status=history`: filled, cancelled and expired. `eventSlug`: only the orders in that event.
          */
         get: operations["listLimitOrders"];
         put?: never;
@@ -1737,7 +1737,7 @@ export interface paths {
         };
         /**
          * Your trades (executions), newest first
-         * @description `status=open`: trades in markets not yet settled; `status=closed`: in settled markets; absent: all.
+         * @description `status=open`: trades in markets not yet settled; `status=closed`: in settled markets; absent: all. `eventSlug`: only the trades in that event.
          */
         get: operations["listTrades"];
         put?: never;
@@ -9329,6 +9329,8 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description Only this event’s, by its slug */
+                eventSlug?: string;
                 limit?: number;
                 status?: "open" | "history";
             };
@@ -13982,6 +13984,8 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description Only this event’s, by its slug */
+                eventSlug?: string;
                 limit?: number;
                 status?: "open" | "closed";
             };

@@ -18,6 +18,18 @@ export type OrderRow = Selectable<OrdersTable>;
 export type PositionRow = Selectable<PositionsTable>;
 export type TradeRow = Selectable<TradesTable>;
 
+/** Which of a user's orders to list: open or finished limit orders, optionally of one event. */
+export interface OrderFilter {
+  open: boolean;
+  eventSlug?: string;
+}
+
+/** Which of a user's trades to list: in settled events, in the others, or all (`null`); optionally of one event. */
+export interface TradeFilter {
+  settled: boolean | null;
+  eventSlug?: string;
+}
+
 const OPEN_STATUSES: OrderStatus[] = ['open', 'partially_filled'];
 
 /** The columns of an option that hold its house market maker. */
@@ -356,7 +368,8 @@ export class TradingRepository {
         realized_pnl_cents = excluded.realized_pnl_cents, updated_at = now()`.execute(db);
   }
 
-  listOrders(db: Queryable, userId: number, open: boolean, beforeId: number | null, limit: number) {
+  listOrders(db: Queryable, userId: number, filter: OrderFilter, beforeId: number | null, limit: number) {
+    const { open, eventSlug } = filter;
     let query = db
       .selectFrom('orders as o')
       .innerJoin('options as op', 'op.id', 'o.option_id')
@@ -368,11 +381,13 @@ export class TradingRepository {
       .orderBy('o.id', 'desc')
       .limit(limit + 1);
     if (!open) query = query.where('o.kind', '=', 'limit');
+    if (eventSlug !== undefined) query = query.where('e.slug', '=', eventSlug);
     if (beforeId !== null) query = query.where('o.id', '<', beforeId);
     return query.execute();
   }
 
-  listTrades(db: Queryable, userId: number, settled: boolean | null, beforeId: number | null, limit: number) {
+  listTrades(db: Queryable, userId: number, filter: TradeFilter, beforeId: number | null, limit: number) {
+    const { settled, eventSlug } = filter;
     let query = db
       .selectFrom('trades as t')
       .innerJoin('options as op', 'op.id', 't.option_id')
@@ -384,6 +399,7 @@ export class TradingRepository {
       .orderBy('t.id', 'desc')
       .limit(limit + 1);
     if (settled !== null) query = query.where('e.status', settled ? '=' : '<>', 'settled');
+    if (eventSlug !== undefined) query = query.where('e.slug', '=', eventSlug);
     if (beforeId !== null) query = query.where('t.id', '<', beforeId);
     return query.execute();
   }

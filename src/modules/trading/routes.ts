@@ -5,6 +5,7 @@ import { currentUser } from '../../platform/auth.js';
 import { decodeCursor, errors, IdParams, Page, PageQuery, toPage } from '../../platform/http.js';
 import type { MarketsService } from '../markets/service.js';
 import {
+  EventSlugFilter,
   IdempotencyHeaders,
   LimitOrderBody,
   OrderView,
@@ -88,9 +89,11 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
         security,
         summary: 'Your trades (executions), newest first',
         description:
-          '`status=open`: trades in markets not yet settled; `status=closed`: in settled markets; absent: all.',
+          '`status=open`: trades in markets not yet settled; `status=closed`: in settled markets; absent: all. ' +
+          '`eventSlug`: only the trades in that event.',
         querystring: Type.Object({
           status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
+          eventSlug: EventSlugFilter,
           ...PageQuery,
         }),
         response: { 200: Page(TradeView), ...errors(400, 401) },
@@ -99,10 +102,10 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const limit = request.query.limit ?? 50;
       const cursor = decodeCursor(request.query.cursor, 1);
-      const status = request.query.status;
+      const { status, eventSlug } = request.query;
       const rows = await trading.listTrades(
         currentUser(request).userId,
-        status === undefined ? null : status === 'closed',
+        { settled: status === undefined ? null : status === 'closed', eventSlug },
         cursor ? Number(cursor[0]) : null,
         limit,
       );
@@ -152,9 +155,11 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
         security,
         summary: 'Your limit orders',
         description:
-          '`status=open` (default): open and partially filled; `status=history`: filled, cancelled and expired.',
+          '`status=open` (default): open and partially filled; `status=history`: filled, cancelled and expired. ' +
+          '`eventSlug`: only the orders in that event.',
         querystring: Type.Object({
           status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('history')])),
+          eventSlug: EventSlugFilter,
           ...PageQuery,
         }),
         response: { 200: Page(OrderView), ...errors(400, 401) },
@@ -165,7 +170,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
       const cursor = decodeCursor(request.query.cursor, 1);
       const rows = await trading.listOrders(
         currentUser(request).userId,
-        request.query.status !== 'history',
+        { open: request.query.status !== 'history', eventSlug: request.query.eventSlug },
         cursor ? Number(cursor[0]) : null,
         limit,
       );

@@ -20,6 +20,10 @@ const OptionRef = {
   eventSlug: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   optionLabel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 };
+/** A list's filter to one event, by the event's slug (an unknown slug lists nothing). */
+export const EventSlugFilter = Type.Optional(
+  Type.String({ minLength: 1, maxLength: 200, description: 'Only this event’s, by its slug' }),
+);
 const ClientOrderId = Type.Optional(
   Type.String({
     minLength: 1,

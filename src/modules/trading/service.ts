@@ -16,7 +16,7 @@ import type { Metrics } from '../../platform/metrics.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import { BookCache } from './books.js';
 import { IdempotencyRaceError, OrderPipeline, type WarnLog } from './pipeline.js';
-import type { TradingRepository } from './repository.js';
+import type { OrderFilter, TradeFilter, TradingRepository } from './repository.js';
 import { houseMakerOf, positionStateOf } from './rows.js';
 import {
   type BookListener,
@@ -229,12 +229,12 @@ export class TradingService {
     return this.trading.hasHeldPosition(trx, userId, eventId);
   }
 
-  listOrders(userId: number, open: boolean, beforeId: number | null, limit: number) {
-    return this.trading.listOrders(this.db, userId, open, beforeId, limit);
+  listOrders(userId: number, filter: OrderFilter, beforeId: number | null, limit: number) {
+    return this.trading.listOrders(this.db, userId, filter, beforeId, limit);
   }
 
-  listTrades(userId: number, settled: boolean | null, beforeId: number | null, limit: number) {
-    return this.trading.listTrades(this.db, userId, settled, beforeId, limit);
+  listTrades(userId: number, filter: TradeFilter, beforeId: number | null, limit: number) {
+    return this.trading.listTrades(this.db, userId, filter, beforeId, limit);
   }
 
   /** Positions valued at their side's last traded price, and the portfolio summary. */

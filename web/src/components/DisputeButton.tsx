@@ -5,8 +5,11 @@ import { formatDate } from '../lib/format';
 import { useAction } from '../lib/hooks';
 import { ErrorMessage } from './Status';
 
-/** For a holder of a resolved market, inside the dispute window: contest the result with a reason. */
-export function DisputeButton({ market, holder }: { market: MarketDetail; holder: boolean }) {
+/**
+ * For a trader who holds or held a position in a resolved market, inside the dispute window: contest the result
+ * with a reason (the API's rule).
+ */
+export function DisputeButton({ market, heldPosition }: { market: MarketDetail; heldPosition: boolean }) {
   const ids = useId();
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
@@ -21,7 +24,7 @@ export function DisputeButton({ market, holder }: { market: MarketDetail; holder
     setOpen(false);
   });
   const windowEnds = market.disputeWindowEndsAt ? Date.parse(market.disputeWindowEndsAt) : 0;
-  if (market.status !== 'resolved' || !holder || windowEnds <= Date.now()) return null;
+  if (market.status !== 'resolved' || !heldPosition || windowEnds <= Date.now()) return null;
   if (filed) {
     return (
       <p className="success" role="status">

@@ -27,21 +27,26 @@ const PRICES_POLL_MS = 15_000;
 /** Trades come in bursts: one fresh read of the market and the viewer's holdings per burst. */
 const RELOAD_AFTER_TRADE_MS = 400;
 const LIVE_TRADES_KEPT = 500;
+const RECENT_TRADES_SHOWN = 10;
 
 function YourActivity({
   slug,
   version,
   positions,
+  trades,
   tradable,
 }: {
   slug: string;
   version: number;
   positions: ReturnType<typeof useResource<Portfolio>>;
+  /** The viewer's latest trades in this market. */
+  trades: ReturnType<typeof useResource<Page<Trade>>>;
   tradable: boolean;
 }) {
   const { refresh } = useAuth();
-  const orders = useResource<Page<Order>>('/api/limit-orders?status=open&limit=200');
-  const trades = useResource<Page<Trade>>('/api/trades?limit=50');
+  const orders = useResource<Page<Order>>(
+    `/api/limit-orders?status=open&eventSlug=${encodeURIComponent(slug)}&limit=200`,
+  );
   // biome-ignore lint/correctness/useExhaustiveDependencies: a trade or an order elsewhere on the page changes these
   useEffect(() => {
     if (version === 0) return;
@@ -50,8 +55,8 @@ function YourActivity({
   }, [version]);
 
   const mine = (positions.data?.data ?? []).filter((p) => p.eventSlug === slug && p.quantity > 0);
-  const open = (orders.data?.data ?? []).filter((o) => o.eventSlug === slug);
-  const recent = (trades.data?.data ?? []).filter((t) => t.eventSlug === slug).slice(0, 10);
+  const open = orders.data?.data ?? [];
+  const recent = trades.data?.data ?? [];
   const error = positions.error ?? orders.error ?? trades.error;
   return (
     <section className="card" aria-labelledby="activity-heading">
@@ -246,6 +251,12 @@ export function MarketPage() {
     setVersion((v) => v + 1);
   }, [reloadPositions]);
   const market = useLiveMarket(slug, range, onTrade);
+  const loadedSlug = market.data?.slug;
+  const myTrades = useResource<Page<Trade>>(
+    signedIn && loadedSlug
+      ? `/api/trades?eventSlug=${encodeURIComponent(loadedSlug)}&limit=${RECENT_TRADES_SHOWN}`
+      : null,
+  );
   const [optionId, setOptionId] = useState<string | null>(null);
   const [side, setSide] = useState<Side>('YES');
   const [picked, setPicked] = useState<PickedPrice | null>(null);
@@ -291,6 +302,8 @@ export function MarketPage() {
     (p) => p.eventSlug === data.slug && p.quantity > 0,
   );
   const liveBook = book.data?.optionId === selectedId ? book.data : undefined;
+  // A trade here means a position held here, now or before: former holders may dispute too.
+  const hasTraded = (myTrades.data?.data.length ?? 0) > 0;
 
   return (
     <div className="page market-page">
@@ -343,7 +356,13 @@ export function MarketPage() {
           ) : null}
           {signedIn ? (
             <div className="area-activity">
-              <YourActivity slug={data.slug} version={version} positions={positions} tradable={tradable} />
+              <YourActivity
+                slug={data.slug}
+                version={version}
+                positions={positions}
+                trades={myTrades}
+                tradable={tradable}
+              />
             </div>
           ) : null}
           <div className="area-discussion">
@@ -368,7 +387,7 @@ export function MarketPage() {
           ) : (
             <div className="area-ticket">
               <OutcomePanel market={data} held={held}>
-                <DisputeButton market={data} holder={held.length > 0} />
+                <DisputeButton market={data} heldPosition={held.length > 0 || hasTraded} />
               </OutcomePanel>
             </div>
           )}
