@@ -275,6 +275,52 @@ describe('operators’ console and trader screens in a browser', () => {
     });
   });
 
+  it('lets a trader report a post and a comment in a discussion, and the admin hide the post', async () => {
+    const post = await call<{ id: string }>('POST', '/api/posts', leader.token, {
+      eventSlug,
+      text: 'Guaranteed profit, copy me at spam.example',
+    });
+    expect(post.status).toBe(201);
+    const comment = await call('POST', `/api/posts/${post.body.id}/comments`, leader.token, {
+      text: 'A sure thing, trust me',
+    });
+    expect(comment.status).toBe(201);
+
+    await desk.goto(`/markets/${eventSlug}`);
+    const discussion = desk.getByRole('region', { name: 'Discussion' });
+    const item = discussion.locator('li.post').filter({ hasText: 'Guaranteed profit' });
+    await item.getByRole('button', { name: 'Report this post' }).click();
+    await item.getByLabel('Why are you reporting this post?').fill('Spam link in a market discussion');
+    await item.getByRole('button', { name: 'Send report' }).click();
+    await expect.poll(() => item.getByText('Reported. Thank you.').isVisible()).toBe(true);
+    await item.getByRole('button', { name: /^Comments/ }).click();
+    const reply = item.locator('li.comment').filter({ hasText: 'A sure thing' });
+    await reply.getByRole('button', { name: 'Report this comment' }).click();
+    await reply.getByLabel('Why are you reporting this comment?').fill('Same spam in a comment');
+    await reply.getByRole('button', { name: 'Send report' }).click();
+    await expect.poll(() => reply.getByText('Reported. Thank you.').isVisible()).toBe(true);
+
+    await ops.getByRole('link', { name: 'Reports' }).click();
+    await ops.reload(); // the console was left on Reports by the test before
+    const postReport = ops.getByTestId('report').filter({ hasText: 'Spam link in a market discussion' });
+    const commentReport = ops.getByTestId('report').filter({ hasText: 'Same spam in a comment' });
+    await expect.poll(() => postReport.textContent()).toContain('Post by');
+    expect(await postReport.textContent()).toContain('Guaranteed profit');
+    expect(await commentReport.textContent()).toContain('Comment by');
+    await postReport.getByRole('button', { name: 'Hide content' }).click();
+    await ops.getByRole('alertdialog').getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => postReport.count()).toBe(0);
+    await commentReport.getByRole('button', { name: 'Dismiss' }).click();
+    await ops.getByRole('alertdialog').getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => ops.getByText('No reports.').isVisible()).toBe(true);
+
+    await desk.reload();
+    await expect.poll(() => desk.getByRole('region', { name: 'Discussion' }).isVisible()).toBe(true);
+    await expect.poll(() => discussion.getByText('Guaranteed profit').count()).toBe(0);
+    const hidden = await call('GET', `/api/posts/${post.body.id}`, null);
+    expect(hidden.status).toBe(404);
+  });
+
   it('lets a trader suggest a market and follow its review, approved by the admin into a draft event', async () => {
     await desk.goto('/');
     await desk.getByRole('link', { name: 'Suggest a market' }).click();
