@@ -88,6 +88,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /api/tournaments/{slug}': 'getTournament',
   'POST /api/tournaments/{slug}/join': 'joinTournament',
   'POST /api/admin/tournaments': 'adminCreateTournament',
+  'PATCH /api/admin/tournaments/{slug}': 'adminUpdateTournament',
   'GET /api/flags': 'getFlags',
   'GET /api/admin/flags': 'adminListFlags',
   'PUT /api/admin/flags/{key}': 'adminSetFlag',

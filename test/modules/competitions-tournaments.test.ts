@@ -221,3 +221,108 @@ describe('joining', () => {
     expect(cashAfter).toEqual(cashBefore);
   });
 });
+
+describe('editing', () => {
+  function edit(slug: string, payload: Record<string, unknown>, as = admin) {
+    return t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/tournaments/${slug}`,
+      headers: bearer(as.token),
+      payload,
+    });
+  }
+
+  it('changes anything of an upcoming tournament, checked as at creation', async () => {
+    const other = await insertEvent(t.database);
+    const body = tournament({ startsAt: hoursFromNow(2), endsAt: hoursFromNow(5) });
+    await createTournament(body);
+    const res = await edit(body.slug, {
+      title: 'Cup of the week',
+      startsAt: hoursFromNow(3),
+      endsAt: hoursFromNow(30),
+      eventSlugs: [event.slug, other.slug],
+      prizes: [2_000],
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      title: 'Cup of the week',
+      description: 'Trade the week',
+      status: 'upcoming',
+      prizes: [2_000],
+      prizePoolCents: 2_000,
+    });
+    expect(
+      res
+        .json()
+        .events.map((e: { slug: string }) => e.slug)
+        .sort(),
+    ).toEqual([event.slug, other.slug].sort());
+    // The entry deadline was the end, so it moved with it.
+    expect(res.json().entryClosesAt).toBe(res.json().endsAt);
+    expect((await t.app.inject({ url: `/api/tournaments/${body.slug}` })).json().title).toBe(
+      'Cup of the week',
+    );
+
+    for (const [payload, field] of [
+      [{ endsAt: hoursFromNow(1) }, 'body.endsAt'],
+      [{ entryClosesAt: hoursFromNow(40) }, 'body.entryClosesAt'],
+      [{ eventSlugs: ['no-such-market'] }, 'body.eventSlugs'],
+      [{}, 'body'],
+      [{ slug: 'renamed' }, 'body'],
+    ] as const) {
+      const refused = await edit(body.slug, payload);
+      expect(refused.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(refused.json().code).toBe('VALIDATION_FAILED');
+      expect(JSON.stringify(refused.json().details)).toContain(field);
+    }
+    expect((await t.app.inject({ url: `/api/tournaments/${body.slug}` })).json().prizes).toEqual([2_000]);
+  });
+
+  it('once started, moves the end and raises prizes but keeps the start, the markets and every prize', async () => {
+    const body = tournament({ prizes: [1_000, 500] });
+    await createTournament(body);
+    await join(body.slug, user);
+    const moved = await edit(body.slug, { endsAt: hoursFromNow(48), prizes: [1_500, 500, 100] });
+    expect(moved.statusCode).toBe(200);
+    expect(moved.json()).toMatchObject({ status: 'active', prizes: [1_500, 500, 100], participants: 1 });
+    expect(Date.parse(moved.json().endsAt)).toBeGreaterThan(Date.now() + 47 * 3_600_000);
+    // The same markets, named again, are not a change.
+    expect((await edit(body.slug, { eventSlugs: [event.slug], description: 'New rules' })).statusCode).toBe(
+      200,
+    );
+
+    const other = await insertEvent(t.database);
+    for (const payload of [
+      { startsAt: hoursFromNow(-5) },
+      { eventSlugs: [event.slug, other.slug] },
+      { prizes: [1_000, 500, 100] },
+      { prizes: [1_500] },
+    ]) {
+      const refused = await edit(body.slug, payload);
+      expect(refused.statusCode, JSON.stringify(payload)).toBe(409);
+      expect(refused.json().code).toBe('TOURNAMENT_STARTED');
+    }
+    const detail = (await t.app.inject({ url: `/api/tournaments/${body.slug}` })).json();
+    expect(detail).toMatchObject({
+      prizes: [1_500, 500, 100],
+      description: 'New rules',
+      events: [{ slug: event.slug }],
+    });
+  });
+
+  it('refuses any edit once the window is over, and to non-admins; 404 for an unknown tournament', async () => {
+    const body = tournament();
+    await createTournament(body);
+    expect((await edit(body.slug, { title: 'Mine now' }, user)).statusCode).toBe(403);
+    await t.database.db
+      .updateTable('tournaments')
+      .set({ ends_at: sql<Date>`now()`, entry_closes_at: sql<Date>`now()` })
+      .where('slug', '=', body.slug)
+      .execute();
+    const ended = await edit(body.slug, { endsAt: hoursFromNow(24) });
+    expect(ended.statusCode).toBe(409);
+    expect(ended.json().code).toBe('TOURNAMENT_ENDED');
+    expect((await edit('no-such-cup', { title: 'x' })).statusCode).toBe(404);
+    expect((await t.app.inject({ url: `/api/tournaments/${body.slug}` })).json().status).toBe('scoring');
+  });
+});

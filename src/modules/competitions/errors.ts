@@ -47,3 +47,18 @@ export class TournamentSlugTakenError extends ConflictError {
     super('SLUG_TAKEN', `A tournament with the slug "${slug}" already exists`);
   }
 }
+
+export class TournamentStartedError extends ConflictError {
+  constructor(fields: string[]) {
+    super(
+      'TOURNAMENT_STARTED',
+      `This tournament has started: ${fields.join(', ')} can no longer change (the end can move and prizes can rise)`,
+    );
+  }
+}
+
+export class TournamentEndedError extends ConflictError {
+  constructor() {
+    super('TOURNAMENT_ENDED', 'This tournament has ended and can no longer be edited');
+  }
+}

@@ -223,6 +223,17 @@ const TOURNAMENT_COLUMNS = [
   'created_at',
 ] as const;
 
+/** What an edit changes in a tournament; absent fields stay. */
+export interface TournamentChanges {
+  title?: string;
+  description?: string;
+  startsAt?: Date;
+  endsAt?: Date;
+  entryClosesAt?: Date;
+  prizes?: number[];
+  eventIds?: number[];
+}
+
 export class TournamentsRepository {
   findEventsBySlugs(db: Queryable, slugs: string[]) {
     return db.selectFrom('events').select(['id', 'slug']).where('slug', 'in', slugs).execute();
@@ -253,6 +264,26 @@ export class TournamentsRepository {
       .values(tournament.eventIds.map((eventId) => ({ tournament_id: id, event_id: eventId })))
       .execute();
     return id;
+  }
+
+  async update(db: Queryable, id: number, fields: TournamentChanges): Promise<void> {
+    const { eventIds, prizes, startsAt, endsAt, entryClosesAt, ...text } = fields;
+    const columns = {
+      ...text,
+      ...(startsAt ? { starts_at: startsAt } : {}),
+      ...(endsAt ? { ends_at: endsAt } : {}),
+      ...(entryClosesAt ? { entry_closes_at: entryClosesAt } : {}),
+      ...(prizes ? { prizes: JSON.stringify(prizes) } : {}),
+    };
+    if (Object.keys(columns).length > 0) {
+      await db.updateTable('tournaments').set(columns).where('id', '=', id).execute();
+    }
+    if (!eventIds) return;
+    await db.deleteFrom('tournament_events').where('tournament_id', '=', id).execute();
+    await db
+      .insertInto('tournament_events')
+      .values(eventIds.map((eventId) => ({ tournament_id: id, event_id: eventId })))
+      .execute();
   }
 
   /** Running and upcoming tournaments (`live`) or finished ones, soonest start first / latest end first. */

@@ -13,6 +13,7 @@ import {
   Tournament,
   TournamentDetail,
   TournamentsQuery,
+  UpdateTournamentBody,
 } from './schemas.js';
 import { LEADERBOARD_SIZE, type TournamentsService } from './tournaments.js';
 
@@ -186,5 +187,26 @@ export const competitionsRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) =>
       reply.status(201).send(await tournaments.create(currentUser(request).userId, request.body)),
+  );
+
+  app.patch(
+    '/api/admin/tournaments/:slug',
+    {
+      onRequest: app.authorizeAdmin,
+      schema: {
+        tags: ['Admin'],
+        security,
+        summary: 'Edit a tournament',
+        description:
+          'Send only what changes. Before the start anything may change (the same rules as creation). Once ' +
+          'started: the title, the description, `endsAt` (still in the future) and `entryClosesAt`; `prizes` only ' +
+          'higher or more; `startsAt` or `eventSlugs` → 409 TOURNAMENT_STARTED. Once the window is over → 409 ' +
+          'TOURNAMENT_ENDED. An entry deadline that was the end moves with the end.',
+        params: SlugParams,
+        body: UpdateTournamentBody,
+        response: { 200: Tournament, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => tournaments.update(request.params.slug, request.body),
   );
 };

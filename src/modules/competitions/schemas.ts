@@ -96,6 +96,32 @@ export const CreateTournamentBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const UpdateTournamentBody = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 140 })),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    startsAt: Type.Optional(Type.String({ format: 'date-time', description: 'Only before the start' })),
+    endsAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'After startsAt and in the future' }),
+    ),
+    entryClosesAt: Type.Optional(Type.String({ format: 'date-time', description: 'Not after endsAt' })),
+    eventSlugs: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'Only before the start',
+      }),
+    ),
+    prizes: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: 100_000_000 }), {
+        maxItems: 50,
+        description: 'Before the start, any; once started, only higher or more prizes',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 export const TournamentStatus = Type.Union([
   Type.Literal('upcoming'),
   Type.Literal('active'),

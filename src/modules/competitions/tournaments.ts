@@ -8,7 +8,13 @@ import type { NotificationsService } from '../notifications/service.js';
 import type { People } from '../social/people.js';
 import type { PerformanceRepository } from '../social/repository.js';
 import { plainText } from '../social/text.js';
-import { AlreadyJoinedError, TournamentClosedError, TournamentSlugTakenError } from './errors.js';
+import {
+  AlreadyJoinedError,
+  TournamentClosedError,
+  TournamentEndedError,
+  TournamentSlugTakenError,
+  TournamentStartedError,
+} from './errors.js';
 import type { TournamentRow, TournamentsRepository } from './repository.js';
 import { prizeFor, rankEntrants, type Standing } from './scoring.js';
 
@@ -27,6 +33,8 @@ export interface CreateTournamentInput {
   eventSlugs: string[];
   prizes: number[];
 }
+
+export type UpdateTournamentInput = Partial<Omit<CreateTournamentInput, 'slug'>>;
 
 export interface TournamentView {
   slug: string;
@@ -72,29 +80,13 @@ export class TournamentsService {
     const startsAt = new Date(input.startsAt);
     const endsAt = new Date(input.endsAt);
     const entryClosesAt = input.entryClosesAt === undefined ? endsAt : new Date(input.entryClosesAt);
-    if (endsAt <= startsAt || endsAt.getTime() <= Date.now()) {
-      throw new ValidationError('endsAt must be after startsAt and in the future', [
-        { field: 'body.endsAt', message: 'is not after startsAt and now' },
-      ]);
-    }
-    if (entryClosesAt > endsAt) {
-      throw new ValidationError('Entries must close by the end', [
-        { field: 'body.entryClosesAt', message: 'is after endsAt' },
-      ]);
-    }
-    const slugs = [...new Set(input.eventSlugs)];
+    checkWindow(startsAt, endsAt, entryClosesAt);
     const title = plainText(input.title, 'title', 140);
     const description = input.description === undefined ? '' : input.description.trim();
     try {
       await this.db.transaction().execute(async (trx) => {
         if (await this.tournaments.slugTaken(trx, input.slug)) throw new TournamentSlugTakenError(input.slug);
-        const events = await this.tournaments.findEventsBySlugs(trx, slugs);
-        const missing = slugs.filter((slug) => !events.some((event) => event.slug === slug));
-        if (missing.length > 0) {
-          throw new ValidationError(`Unknown markets: ${missing.join(', ')}`, [
-            { field: 'body.eventSlugs', message: `has unknown slugs ${missing.join(', ')}` },
-          ]);
-        }
+        const eventIds = await this.eventIdsOf(trx, input.eventSlugs);
         await this.tournaments.insert(trx, {
           slug: input.slug,
           title,
@@ -104,17 +96,75 @@ export class TournamentsService {
           entryClosesAt,
           prizes: input.prizes,
           createdBy: adminId,
-          eventIds: events.map((event) => event.id),
+          eventIds,
         });
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new TournamentSlugTakenError(input.slug);
       throw error;
     }
-    const row = await this.tournaments.findBySlug(this.db, input.slug);
+    return this.viewOf(input.slug);
+  }
+
+  /**
+   * An operator's edit. Until the start anything may change; once started only the title, the description, the
+   * end (still in the future) and the entry deadline may, and prizes may only rise or be added, so nobody who
+   * joined loses what was promised; once the window is over nothing may (the job is scoring or has paid it).
+   */
+  async update(slug: string, input: UpdateTournamentInput): Promise<TournamentView> {
+    await this.db.transaction().execute(async (trx) => {
+      const row = await this.tournaments.lockBySlug(trx, slug);
+      if (!row) throw new NotFoundError('Tournament');
+      const status = statusOf(row);
+      if (status === 'scoring' || status === 'finished') throw new TournamentEndedError();
+      if (status === 'active') {
+        const markets = input.eventSlugs ? await this.tournaments.eventsOf(trx, [row.id]) : [];
+        refuseOnceStarted(
+          row,
+          markets.map((market) => market.slug),
+          input,
+        );
+      }
+      const endsAt = input.endsAt === undefined ? row.ends_at : new Date(input.endsAt);
+      const startsAt = input.startsAt === undefined ? row.starts_at : new Date(input.startsAt);
+      const entryClosesAt =
+        input.entryClosesAt !== undefined
+          ? new Date(input.entryClosesAt)
+          : row.entry_closes_at.getTime() === row.ends_at.getTime()
+            ? endsAt
+            : row.entry_closes_at;
+      checkWindow(startsAt, endsAt, entryClosesAt);
+      await this.tournaments.update(trx, row.id, {
+        ...(input.title !== undefined ? { title: plainText(input.title, 'title', 140) } : {}),
+        ...(input.description !== undefined ? { description: input.description.trim() } : {}),
+        startsAt,
+        endsAt,
+        entryClosesAt,
+        ...(input.prizes ? { prizes: input.prizes } : {}),
+        ...(input.eventSlugs ? { eventIds: await this.eventIdsOf(trx, input.eventSlugs) } : {}),
+      });
+    });
+    return this.viewOf(slug);
+  }
+
+  private async viewOf(slug: string): Promise<TournamentView> {
+    const row = await this.tournaments.findBySlug(this.db, slug);
     if (!row) throw new NotFoundError('Tournament');
     const [view] = await this.views(this.db, [row]);
     return view as TournamentView;
+  }
+
+  /** The ids of the named markets, all of which must exist (400 naming the unknown ones). */
+  private async eventIdsOf(trx: Tx, eventSlugs: string[]): Promise<number[]> {
+    const slugs = [...new Set(eventSlugs)];
+    const events = await this.tournaments.findEventsBySlugs(trx, slugs);
+    const missing = slugs.filter((slug) => !events.some((event) => event.slug === slug));
+    if (missing.length > 0) {
+      throw new ValidationError(`Unknown markets: ${missing.join(', ')}`, [
+        { field: 'body.eventSlugs', message: `has unknown slugs ${missing.join(', ')}` },
+      ]);
+    }
+    return events.map((event) => event.id);
   }
 
   async list(filter: {
@@ -295,6 +345,40 @@ export class TournamentsService {
       participants: counts.get(row.id) ?? 0,
     }));
   }
+}
+
+/** The window's rules: the end after the start and in the future, entries closing by the end. */
+function checkWindow(startsAt: Date, endsAt: Date, entryClosesAt: Date): void {
+  if (endsAt <= startsAt || endsAt.getTime() <= Date.now()) {
+    throw new ValidationError('endsAt must be after startsAt and in the future', [
+      { field: 'body.endsAt', message: 'is not after startsAt and now' },
+    ]);
+  }
+  if (entryClosesAt > endsAt) {
+    throw new ValidationError('Entries must close by the end', [
+      { field: 'body.entryClosesAt', message: 'is after endsAt' },
+    ]);
+  }
+}
+
+/** Once started, the start and the markets stay, and no prize may fall or disappear. */
+function refuseOnceStarted(row: TournamentRow, marketSlugs: string[], input: UpdateTournamentInput): void {
+  const fixed: string[] = [];
+  if (input.startsAt !== undefined && new Date(input.startsAt).getTime() !== row.starts_at.getTime()) {
+    fixed.push('startsAt');
+  }
+  const markets = input.eventSlugs ? new Set(input.eventSlugs) : null;
+  if (markets && (markets.size !== marketSlugs.length || marketSlugs.some((slug) => !markets.has(slug)))) {
+    fixed.push('eventSlugs');
+  }
+  const prizes = input.prizes;
+  if (
+    prizes &&
+    (prizes.length < row.prizes.length || row.prizes.some((prize, i) => (prizes[i] ?? 0) < prize))
+  ) {
+    fixed.push('prizes (lower or fewer)');
+  }
+  if (fixed.length > 0) throw new TournamentStartedError(fixed);
 }
 
 function statusOf(row: TournamentRow): TournamentStatus {
