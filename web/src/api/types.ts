@@ -21,6 +21,8 @@ export type User = Schemas['User'];
 export type Me = Schemas['Me'];
 export type Streak = Schemas['Streak'];
 export type Session = Schemas['LoginResult'];
+/** A new account's first session (no streak yet). */
+export type Registration = Answer<'register', 201>;
 
 export type OptionSummary = Schemas['Option'];
 export type MarketSummary = Schemas['EventListItem'];
