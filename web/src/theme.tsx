@@ -9,7 +9,6 @@ import {
   useState,
 } from 'react';
 import { apiClient, typed } from './api/client';
-import type { Preferences } from './api/types';
 import { useSessionToken } from './lib/hooks';
 
 export type Theme = 'light' | 'dark';

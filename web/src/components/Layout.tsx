@@ -1,7 +1,6 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { Link, NavLink, useLocation } from 'react-router';
 import { apiClient, typed } from '../api/client';
-import type { NotificationFeed } from '../api/types';
 import { useAuth } from '../auth';
 import { formatCredits } from '../lib/format';
 import { useTheme } from '../theme';
