@@ -49,6 +49,7 @@ export type Portfolio = Schemas['Portfolio'];
 export type ApiKey = Schemas['ApiKey'];
 export type Webhook = Schemas['WebhookSubscription'];
 export type CreatedWebhook = Schemas['CreatedWebhookSubscription'];
+export type WebhookEventType = NonNullable<Schemas['CreateWebhookRequest']['events']>[number];
 export type Preferences = Schemas['Preferences'];
 export type Notification = Schemas['Notification'];
 export type NotificationFeed = Answer<'listNotifications'>;
