@@ -48,44 +48,6 @@ export class ApiError extends Error {
   }
 }
 
-export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  body?: unknown;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-}
-
-async function send(path: string, options: RequestOptions): Promise<Response> {
-  const token = sessionToken.get();
-  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-  if (token) headers.authorization = `Bearer ${token}`;
-  let body: BodyInit | undefined;
-  if (options.body instanceof FormData) body = options.body;
-  else if (options.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(options.body);
-  }
-  let response: Response;
-  try {
-    response = await fetch(path, { method: options.method ?? 'GET', headers, body, signal: options.signal });
-  } catch (error) {
-    if (error instanceof DOMException && error.name === 'AbortError') throw error;
-    throw new ApiError(0, 'NETWORK', 'Cannot reach the server. Check your connection and try again.');
-  }
-  if (response.ok) return response;
-  throw await toApiError(response, token !== null);
-}
-
-async function toApiError(response: Response, hadToken: boolean): Promise<ApiError> {
-  let body: unknown;
-  try {
-    body = await response.json();
-  } catch {
-    // Not JSON (a proxy's error page): keep the status text.
-  }
-  return apiErrorOf(response, body, hadToken);
-}
-
 function apiErrorOf(response: Response, body: unknown, hadToken: boolean): ApiError {
   let code = `HTTP_${response.status}`;
   let message = response.statusText || 'Request failed';
@@ -163,34 +125,6 @@ function save(blob: Blob, filename: string): void {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
-export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const response = await send(path, options);
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
-}
-
-/** Downloads a protected file (the Bearer header rules out a plain link) and saves it under `filename`. */
-export async function download(path: string, filename: string): Promise<void> {
-  const response = await send(path, { headers: { accept: '*/*' } });
-  const url = URL.createObjectURL(await response.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
-export function query(params: Record<string, string | number | boolean | null | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
-  }
-  const text = search.toString();
-  return text ? `?${text}` : '';
 }
 
 /** A fresh Idempotency-Key, so that a retried submit never places a second order. */

@@ -2,7 +2,7 @@ import type { FetchResponse, MaybeOptionalInit, ParseAsResponse } from 'openapi-
 import type { Readable, ResponseObjectMap, SuccessResponse } from 'openapi-typescript-helpers';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { paths } from '../../../clients/typescript/src/index.js';
-import { api, apiClient, sessionToken, typed } from '../api/client';
+import { apiClient, sessionToken, typed } from '../api/client';
 
 /** The document's paths that answer GET, the options of such a read, and its JSON answer. */
 export type GetPath = { [P in keyof paths]: paths[P] extends { get: object } ? P : never }[keyof paths];
@@ -201,97 +201,6 @@ export function usePagedApi<P extends PagedPath>(path: P | null, ...[init]: GetA
       .catch(setError)
       .finally(() => setLoading(false));
   }, [key, cursor]);
-
-  const reload = useCallback(() => setVersion((v) => v + 1), []);
-  return { items, error, loading, hasMore: cursor !== null, loadMore, reload, setItems };
-}
-
-/**
- * GETs `path` (nothing while it is null) and again whenever it changes, when `reload` is called, or when the
- * user logs in or out, since most answers depend on who asks.
- */
-export function useResource<T>(path: string | null): Resource<T> {
-  const [data, setState] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<unknown>(null);
-  const [loading, setLoading] = useState(path !== null);
-  const [version, setVersion] = useState(0);
-  const token = useSessionToken();
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: version and token only ask for a fresh read
-  useEffect(() => {
-    if (path === null) {
-      setLoading(false);
-      return;
-    }
-    const controller = new AbortController();
-    setLoading(true);
-    api<T>(path, { signal: controller.signal })
-      .then((value) => {
-        setState(value);
-        setError(null);
-      })
-      .catch((reason: unknown) => {
-        if (controller.signal.aborted) return;
-        setError(reason);
-      })
-      .finally(() => {
-        if (!controller.signal.aborted) setLoading(false);
-      });
-    return () => controller.abort();
-  }, [path, version, token]);
-
-  const reload = useCallback(() => setVersion((v) => v + 1), []);
-  const setData = useCallback((update: (current: T | undefined) => T | undefined) => setState(update), []);
-  return { data, error, loading, reload, setData };
-}
-
-/** A cursor-paginated list (`{data, nextCursor}`): the first page of `path`, then more on demand. */
-export function usePaged<T>(path: string | null): Paged<T> {
-  const [items, setItems] = useState<T[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [loading, setLoading] = useState(path !== null);
-  const [version, setVersion] = useState(0);
-  const token = useSessionToken();
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: version and token only ask for a fresh read
-  useEffect(() => {
-    setItems([]);
-    setCursor(null);
-    if (path === null) {
-      setLoading(false);
-      return;
-    }
-    const controller = new AbortController();
-    setLoading(true);
-    api<{ data: T[]; nextCursor: string | null }>(path, { signal: controller.signal })
-      .then((page) => {
-        setItems(page.data);
-        setCursor(page.nextCursor);
-        setError(null);
-      })
-      .catch((reason: unknown) => {
-        if (!controller.signal.aborted) setError(reason);
-      })
-      .finally(() => {
-        if (!controller.signal.aborted) setLoading(false);
-      });
-    return () => controller.abort();
-  }, [path, version, token]);
-
-  const loadMore = useCallback(() => {
-    if (!path || !cursor) return;
-    const separator = path.includes('?') ? '&' : '?';
-    setLoading(true);
-    api<{ data: T[]; nextCursor: string | null }>(`${path}${separator}cursor=${encodeURIComponent(cursor)}`)
-      .then((page) => {
-        setItems((current) => [...current, ...page.data]);
-        setCursor(page.nextCursor);
-        setError(null);
-      })
-      .catch(setError)
-      .finally(() => setLoading(false));
-  }, [path, cursor]);
 
   const reload = useCallback(() => setVersion((v) => v + 1), []);
   return { items, error, loading, hasMore: cursor !== null, loadMore, reload, setItems };
