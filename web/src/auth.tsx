@@ -1,6 +1,6 @@
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { api, sessionToken } from './api/client';
-import type { Me, Session } from './api/types';
+import { apiClient, sessionToken, typed } from './api/client';
+import type { Me, Registration, Session } from './api/types';
 import { useSessionToken } from './lib/hooks';
 
 export interface RegisterInput {
@@ -16,7 +16,7 @@ interface AuthState {
   me: Me | null | undefined;
   signedIn: boolean;
   login(email: string, password: string): Promise<Session>;
-  register(input: RegisterInput): Promise<Session>;
+  register(input: RegisterInput): Promise<Registration>;
   logout(): Promise<void>;
   /** Re-read the user and balances (after a trade, for instance). */
   refresh(): void;
@@ -36,7 +36,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       return;
     }
     const controller = new AbortController();
-    api<Me>('/api/auth/me', { signal: controller.signal })
+    typed(apiClient.GET('/api/auth/me', { signal: controller.signal }))
       .then(setMe)
       .catch(() => {
         if (!controller.signal.aborted && !sessionToken.get()) setMe(null);
@@ -45,20 +45,20 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, [token, version]);
 
   const login = useCallback(async (email: string, password: string) => {
-    const session = await api<Session>('/api/auth/login', { method: 'POST', body: { email, password } });
+    const session = await typed(apiClient.POST('/api/auth/login', { body: { email, password } }));
     sessionToken.set(session.token);
     return session;
   }, []);
 
   const register = useCallback(async (input: RegisterInput) => {
-    const session = await api<Session>('/api/auth/register', { method: 'POST', body: input });
+    const session = await typed(apiClient.POST('/api/auth/register', { body: input }));
     sessionToken.set(session.token);
     return session;
   }, []);
 
   const logout = useCallback(async () => {
     try {
-      await api<void>('/api/auth/logout', { method: 'POST' });
+      await typed(apiClient.POST('/api/auth/logout'));
     } finally {
       sessionToken.set(null);
     }

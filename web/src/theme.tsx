@@ -8,8 +8,7 @@ import {
   useRef,
   useState,
 } from 'react';
-import { api } from './api/client';
-import type { Preferences } from './api/types';
+import { apiClient, typed } from './api/client';
 import { useSessionToken } from './lib/hooks';
 
 export type Theme = 'light' | 'dark';
@@ -59,7 +58,7 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
     if (!token) return;
     const controller = new AbortController();
     const before = switches.current;
-    api<Preferences>('/api/me/preferences', { signal: controller.signal })
+    typed(apiClient.GET('/api/me/preferences', { signal: controller.signal }))
       .then((preferences) => {
         if (switches.current === before) remember(preferences.darkMode ? 'dark' : 'light');
       })
@@ -74,10 +73,7 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
       switches.current += 1;
       remember(next);
       if (token) {
-        await api<Preferences>('/api/me/preferences', {
-          method: 'PATCH',
-          body: { darkMode: next === 'dark' },
-        });
+        await typed(apiClient.PATCH('/api/me/preferences', { body: { darkMode: next === 'dark' } }));
       }
     },
     [token, remember],

@@ -1,6 +1,6 @@
 import { createClient } from '../../../clients/typescript/src/index.js';
 
-/** The one way the app talks to the service: same-origin fetch, Bearer session token, `{error, code}` errors. */
+/** How the app talks to the service: the typed client, same origin, Bearer session token, `{error, code}` errors. */
 
 const TOKEN_KEY = 'pmx.session';
 
@@ -48,44 +48,6 @@ export class ApiError extends Error {
   }
 }
 
-export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  body?: unknown;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-}
-
-async function send(path: string, options: RequestOptions): Promise<Response> {
-  const token = sessionToken.get();
-  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-  if (token) headers.authorization = `Bearer ${token}`;
-  let body: BodyInit | undefined;
-  if (options.body instanceof FormData) body = options.body;
-  else if (options.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(options.body);
-  }
-  let response: Response;
-  try {
-    response = await fetch(path, { method: options.method ?? 'GET', headers, body, signal: options.signal });
-  } catch (error) {
-    if (error instanceof DOMException && error.name === 'AbortError') throw error;
-    throw new ApiError(0, 'NETWORK', 'Cannot reach the server. Check your connection and try again.');
-  }
-  if (response.ok) return response;
-  throw await toApiError(response, token !== null);
-}
-
-async function toApiError(response: Response, hadToken: boolean): Promise<ApiError> {
-  let body: unknown;
-  try {
-    body = await response.json();
-  } catch {
-    // Not JSON (a proxy's error page): keep the status text.
-  }
-  return apiErrorOf(response, body, hadToken);
-}
-
 function apiErrorOf(response: Response, body: unknown, hadToken: boolean): ApiError {
   let code = `HTTP_${response.status}`;
   let message = response.statusText || 'Request failed';
@@ -112,7 +74,7 @@ function apiErrorOf(response: Response, body: unknown, hadToken: boolean): ApiEr
  * The typed client generated from the API's OpenAPI document (clients/typescript), on the page's own origin with
  * the session token. Paths, parameters, bodies and answers are checked against the contract at compile time.
  */
-export const apiClient = createClient({ baseUrl: '' });
+export const apiClient = createClient({ baseUrl: '', headers: { accept: 'application/json' } });
 apiClient.use({
   onRequest({ request }) {
     const token = sessionToken.get();
@@ -121,30 +83,41 @@ apiClient.use({
   },
 });
 
-/** The answer of a typed-client call, or the same ApiError as `api()` throws. */
-export async function typed<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+/** What a typed-client call resolves to: the answer on success, the error body otherwise. */
+type Outcome<T> = { data?: T; error?: unknown; response: Response };
+
+/** openapi-fetch answers `{ data }` exactly when the response is ok (2xx). */
+function succeeded<T>(outcome: Outcome<T>): outcome is Outcome<T> & { data: T } {
+  return outcome.response.ok;
+}
+
+/**
+ * The answer of a typed-client call, or an ApiError: the server's `{error, code}`, the network failure, or the
+ * session that expired.
+ */
+export async function typed<T>(call: Promise<Outcome<T>>): Promise<T> {
   const hadToken = sessionToken.get() !== null;
-  let result: Awaited<typeof call>;
+  let outcome: Outcome<T>;
   try {
-    result = await call;
+    outcome = await call;
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
     throw new ApiError(0, 'NETWORK', 'Cannot reach the server. Check your connection and try again.');
   }
-  if (result.response.ok) return result.data as T;
-  throw apiErrorOf(result.response, result.error, hadToken);
+  if (succeeded(outcome)) return outcome.data;
+  throw apiErrorOf(outcome.response, outcome.error, hadToken);
 }
 
-export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const response = await send(path, options);
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
+/** Downloads your trades as CSV (the Bearer header rules out a plain link) and saves them as trades.csv. */
+export async function downloadTrades(): Promise<void> {
+  const csv = await typed(
+    apiClient.GET('/api/me/trades/export', { parseAs: 'blob', headers: { accept: '*/*' } }),
+  );
+  save(csv, 'trades.csv');
 }
 
-/** Downloads a protected file (the Bearer header rules out a plain link) and saves it under `filename`. */
-export async function download(path: string, filename: string): Promise<void> {
-  const response = await send(path, { headers: { accept: '*/*' } });
-  const url = URL.createObjectURL(await response.blob());
+function save(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
   link.download = filename;
@@ -152,15 +125,6 @@ export async function download(path: string, filename: string): Promise<void> {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
-export function query(params: Record<string, string | number | boolean | null | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
-  }
-  const text = search.toString();
-  return text ? `?${text}` : '';
 }
 
 /** A fresh Idempotency-Key, so that a retried submit never places a second order. */

@@ -21,6 +21,8 @@ export type User = Schemas['User'];
 export type Me = Schemas['Me'];
 export type Streak = Schemas['Streak'];
 export type Session = Schemas['LoginResult'];
+/** A new account's first session (no streak yet). */
+export type Registration = Answer<'register', 201>;
 
 export type OptionSummary = Schemas['Option'];
 export type MarketSummary = Schemas['EventListItem'];
@@ -38,6 +40,8 @@ export type OrderStatus = Order['status'];
 export type Side = Order['side'];
 export type Action = Order['action'];
 export type OrderResult = Schemas['PlacedOrder'];
+export type TradeRequest = Schemas['PlaceTradeRequest'];
+export type LimitOrderRequest = Schemas['PlaceLimitOrderRequest'];
 export type Trade = Schemas['Trade'];
 export type Position = Schemas['Position'];
 export type Portfolio = Schemas['Portfolio'];
@@ -45,6 +49,7 @@ export type Portfolio = Schemas['Portfolio'];
 export type ApiKey = Schemas['ApiKey'];
 export type Webhook = Schemas['WebhookSubscription'];
 export type CreatedWebhook = Schemas['CreatedWebhookSubscription'];
+export type WebhookEventType = NonNullable<Schemas['CreateWebhookRequest']['events']>[number];
 export type Preferences = Schemas['Preferences'];
 export type Notification = Schemas['Notification'];
 export type NotificationFeed = Answer<'listNotifications'>;

@@ -1,8 +1,8 @@
 import { type FormEvent, useState } from 'react';
-import { api, sessionToken } from '../api/client';
-import type { SignedInSession, WebhookDelivery } from '../api/console-types';
+import { apiClient, sessionToken, typed } from '../api/client';
+import type { SignedInSession } from '../api/console-types';
 import { formatDate } from '../lib/format';
-import { useAction, usePaged, useResource } from '../lib/hooks';
+import { useAction, useApi, usePagedApi } from '../lib/hooks';
 import { PagedList } from './Paged';
 import { Empty, ErrorMessage, Loaded } from './Status';
 
@@ -12,10 +12,9 @@ export function ChangePassword({ onChanged }: { onChanged: () => void }) {
   const [next, setNext] = useState('');
   const [ended, setEnded] = useState<number | null>(null);
   const change = useAction(async () => {
-    const result = await api<{ endedSessions: number }>('/api/me/password', {
-      method: 'POST',
-      body: { currentPassword: current, newPassword: next },
-    });
+    const result = await typed(
+      apiClient.POST('/api/me/password', { body: { currentPassword: current, newPassword: next } }),
+    );
     setCurrent('');
     setNext('');
     setEnded(result.endedSessions);
@@ -70,9 +69,9 @@ export function ChangePassword({ onChanged }: { onChanged: () => void }) {
 
 /** Where the account is signed in, and a way to end each session. */
 export function Sessions() {
-  const sessions = useResource<{ data: SignedInSession[] }>('/api/me/sessions');
+  const sessions = useApi('/api/me/sessions');
   const end = useAction(async (session: SignedInSession) => {
-    await api<void>(`/api/me/sessions/${session.id}`, { method: 'DELETE' });
+    await typed(apiClient.DELETE('/api/me/sessions/{id}', { params: { path: { id: session.id } } }));
     if (session.current) sessionToken.set(null);
     else sessions.reload();
   });
@@ -133,7 +132,9 @@ export function Sessions() {
 
 /** A webhook's deliveries, newest first, each with every attempt and its outcome. */
 export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
-  const deliveries = usePaged<WebhookDelivery>(`/api/me/webhooks/${webhookId}/deliveries?limit=20`);
+  const deliveries = usePagedApi('/api/me/webhooks/{id}/deliveries', {
+    params: { path: { id: webhookId }, query: { limit: 20 } },
+  });
   return (
     <PagedList list={deliveries} empty="Nothing delivered yet.">
       {(items) => (

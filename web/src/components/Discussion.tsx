@@ -1,10 +1,10 @@
 import { type FormEvent, useId, useState } from 'react';
 import { Link } from 'react-router';
-import { api, query } from '../api/client';
-import type { Comment, Post } from '../api/types';
+import { apiClient, typed } from '../api/client';
+import type { Post } from '../api/types';
 import { useAuth } from '../auth';
 import { timeAgo } from '../lib/format';
-import { useAction, usePaged } from '../lib/hooks';
+import { useAction, usePagedApi } from '../lib/hooks';
 import { Avatar } from './Avatar';
 import { PagedList } from './Paged';
 import { ReportButton } from './ReportButton';
@@ -56,7 +56,9 @@ function Composer({
 
 function Comments({ post, onAdded }: { post: Post; onAdded: () => void }) {
   const { signedIn, me } = useAuth();
-  const comments = usePaged<Comment>(`/api/posts/${post.id}/comments?limit=50`);
+  const comments = usePagedApi('/api/posts/{id}/comments', {
+    params: { path: { id: post.id }, query: { limit: 50 } },
+  });
   return (
     <div className="comments">
       <PagedList list={comments} empty="No comments yet." more="More comments">
@@ -83,7 +85,12 @@ function Comments({ post, onAdded }: { post: Post; onAdded: () => void }) {
           maxLength={1000}
           submitLabel="Comment"
           onSubmit={async (text) => {
-            await api<Comment>(`/api/posts/${post.id}/comments`, { method: 'POST', body: { text } });
+            await typed(
+              apiClient.POST('/api/posts/{id}/comments', {
+                params: { path: { id: post.id } },
+                body: { text },
+              }),
+            );
             comments.reload();
             onAdded();
           }}
@@ -106,13 +113,11 @@ function PostItem({
   const [open, setOpen] = useState(false);
   const commentsId = useId();
   const like = useAction(async () => {
-    const answer = await api<{ liked: boolean; likeCount: number }>(`/api/posts/${post.id}/like`, {
-      method: 'POST',
-    });
+    const answer = await typed(apiClient.POST('/api/posts/{id}/like', { params: { path: { id: post.id } } }));
     onChange({ ...post, likedByMe: answer.liked, likeCount: answer.likeCount });
   });
   const remove = useAction(async () => {
-    await api<void>(`/api/posts/${post.id}`, { method: 'DELETE' });
+    await typed(apiClient.DELETE('/api/posts/{id}', { params: { path: { id: post.id } } }));
     onDelete();
   });
   return (
@@ -170,7 +175,7 @@ function PostItem({
 /** The public discussion of one market. */
 export function Discussion({ eventSlug }: { eventSlug: string }) {
   const { signedIn } = useAuth();
-  const posts = usePaged<Post>(`/api/posts${query({ eventSlug, limit: 20 })}`);
+  const posts = usePagedApi('/api/posts', { params: { query: { eventSlug, limit: 20 } } });
   return (
     <section className="card" aria-labelledby="discussion-heading">
       <h2 id="discussion-heading">Discussion</h2>
@@ -180,7 +185,7 @@ export function Discussion({ eventSlug }: { eventSlug: string }) {
           maxLength={2000}
           submitLabel="Post"
           onSubmit={async (text) => {
-            const post = await api<Post>('/api/posts', { method: 'POST', body: { eventSlug, text } });
+            const post = await typed(apiClient.POST('/api/posts', { body: { eventSlug, text } }));
             posts.setItems((items) => [post, ...items]);
           }}
         />

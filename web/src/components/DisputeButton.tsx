@@ -1,5 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
-import { api } from '../api/client';
+import { apiClient, typed } from '../api/client';
 import type { MarketDetail } from '../api/types';
 import { formatDate } from '../lib/format';
 import { useAction } from '../lib/hooks';
@@ -16,10 +16,12 @@ export function DisputeButton({ market, heldPosition }: { market: MarketDetail; 
   const [evidence, setEvidence] = useState('');
   const [filed, setFiled] = useState(false);
   const file = useAction(async () => {
-    await api(`/api/events/${encodeURIComponent(market.id)}/dispute`, {
-      method: 'POST',
-      body: { reason: reason.trim(), ...(evidence.trim() ? { evidenceUrl: evidence.trim() } : {}) },
-    });
+    await typed(
+      apiClient.POST('/api/events/{id}/dispute', {
+        params: { path: { id: market.id } },
+        body: { reason: reason.trim(), ...(evidence.trim() ? { evidenceUrl: evidence.trim() } : {}) },
+      }),
+    );
     setFiled(true);
     setOpen(false);
   });

@@ -1,7 +1,6 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { Link, NavLink, useLocation } from 'react-router';
-import { api } from '../api/client';
-import type { NotificationFeed } from '../api/types';
+import { apiClient, typed } from '../api/client';
 import { useAuth } from '../auth';
 import { formatCredits } from '../lib/format';
 import { useTheme } from '../theme';
@@ -29,7 +28,7 @@ function useUnreadCount(signedIn: boolean): number {
     }
     let active = true;
     const load = () =>
-      api<NotificationFeed>('/api/me/notifications?limit=1')
+      typed(apiClient.GET('/api/me/notifications', { params: { query: { limit: 1 } } }))
         .then((feed) => active && setCount(feed.unreadCount))
         .catch(() => {
           // The badge is a hint; the notifications page reports failures.

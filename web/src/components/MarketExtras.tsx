@@ -1,12 +1,11 @@
-import type { News, Sponsor } from '../api/types';
 import { formatDay } from '../lib/format';
-import { useResource } from '../lib/hooks';
+import { useApi } from '../lib/hooks';
 import { Empty, ErrorMessage, Loading } from './Status';
 
 const SHOWN_NEWS = 8;
 
 export function NewsPanel({ slug }: { slug: string }) {
-  const news = useResource<News>(`/api/events/by-slug/${encodeURIComponent(slug)}/news`);
+  const news = useApi('/api/events/by-slug/{slug}/news', { params: { path: { slug } } });
   return (
     <section className="card" aria-labelledby="news-heading">
       <h2 id="news-heading">News</h2>
@@ -41,9 +40,7 @@ export function NewsPanel({ slug }: { slug: string }) {
 }
 
 export function SponsorPanel({ slug }: { slug: string }) {
-  const sponsor = useResource<{ sponsor: Sponsor | null }>(
-    `/api/events/by-slug/${encodeURIComponent(slug)}/sponsor`,
-  );
+  const sponsor = useApi('/api/events/by-slug/{slug}/sponsor', { params: { path: { slug } } });
   const value = sponsor.data?.sponsor;
   // A sponsor is optional: nothing to show, and no error worth a trader's attention, when there is none.
   if (!value) return null;

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { api } from '../api/client';
+import { apiClient, typed } from '../api/client';
 import type { Order } from '../api/types';
 import { formatDate, formatNumber, formatPrice, titleCase } from '../lib/format';
 import { useAction } from '../lib/hooks';
@@ -8,7 +8,9 @@ import { TableScroll } from './TableScroll';
 
 function CancelButton({ order, onCancelled }: { order: Order; onCancelled: (order: Order) => void }) {
   const cancel = useAction(async () => {
-    onCancelled(await api<Order>(`/api/limit-orders/${order.id}`, { method: 'DELETE' }));
+    onCancelled(
+      await typed(apiClient.DELETE('/api/limit-orders/{id}', { params: { path: { id: order.id } } })),
+    );
   });
   return (
     <>

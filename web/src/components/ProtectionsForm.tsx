@@ -1,5 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
-import { api } from '../api/client';
+import { apiClient, typed } from '../api/client';
 import type { Position } from '../api/types';
 import { useAction } from '../lib/hooks';
 import { ErrorMessage } from './Status';
@@ -18,10 +18,12 @@ export function ProtectionsForm({ position, onSaved }: { position: Position; onS
     position.takeProfitProbBps === null ? '' : String(position.takeProfitProbBps / 100),
   );
   const save = useAction(async () => {
-    await api(`/api/positions/${position.id}/protections`, {
-      method: 'POST',
-      body: { stopLossProbBps: toBps(stop), takeProfitProbBps: toBps(take) },
-    });
+    await typed(
+      apiClient.POST('/api/positions/{id}/protections', {
+        params: { path: { id: position.id } },
+        body: { stopLossProbBps: toBps(stop), takeProfitProbBps: toBps(take) },
+      }),
+    );
     onSaved();
   });
   const submit = (event: FormEvent) => {

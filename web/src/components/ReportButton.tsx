@@ -1,5 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
-import { api } from '../api/client';
+import { apiClient, typed } from '../api/client';
 import type { ReportTarget } from '../api/console-types';
 import { useAuth } from '../auth';
 import { useAction } from '../lib/hooks';
@@ -15,7 +15,7 @@ export function ReportButton({ targetType, targetId }: { targetType: ReportTarge
   const [reason, setReason] = useState('');
   const [sent, setSent] = useState(false);
   const send = useAction(async () => {
-    await api('/api/reports', { method: 'POST', body: { targetType, targetId, reason: reason.trim() } });
+    await typed(apiClient.POST('/api/reports', { body: { targetType, targetId, reason: reason.trim() } }));
     setSent(true);
     setOpen(false);
   });

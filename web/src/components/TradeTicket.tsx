@@ -1,7 +1,17 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useState } from 'react';
 import { Link } from 'react-router';
-import { api, idempotencyKey } from '../api/client';
-import type { Action, BookLevel, MarketDetail, OrderBook, OrderResult, Position, Side } from '../api/types';
+import { apiClient, idempotencyKey, typed } from '../api/client';
+import type {
+  Action,
+  BookLevel,
+  LimitOrderRequest,
+  MarketDetail,
+  OrderBook,
+  OrderResult,
+  Position,
+  Side,
+  TradeRequest,
+} from '../api/types';
 import { useAuth } from '../auth';
 import { formatCredits, formatNumber, formatPrice } from '../lib/format';
 import { useAction } from '../lib/hooks';
@@ -44,6 +54,16 @@ export function suggestedPrice(
   const cents =
     kind === 'market' ? priceToFill(levels.taken, Math.max(1, quantity)) : levels.own[0]?.priceCents;
   return clampPrice(cents ?? fallbackCents);
+}
+
+type OrderRequest = { kind: 'market'; body: TradeRequest } | { kind: 'limit'; body: LimitOrderRequest };
+
+/** Places a market order (a trade) or a limit order, under a fresh Idempotency-Key so a retry never doubles it. */
+function placeOrder({ kind, body }: OrderRequest): Promise<OrderResult> {
+  const params = { header: { 'idempotency-key': idempotencyKey() } };
+  return kind === 'market'
+    ? typed(apiClient.POST('/api/trades', { params, body }))
+    : typed(apiClient.POST('/api/limit-orders', { params, body }));
 }
 
 function describeResult(order: OrderResult): string {
@@ -154,12 +174,8 @@ export function TradeTicket({
   const ids = useId();
   const [result, setResult] = useState<string | null>(null);
   const [reviewing, setReviewing] = useState(false);
-  const place = useAction(async (body: Record<string, unknown>, path: string) => {
-    const order = await api<OrderResult>(path, {
-      method: 'POST',
-      body,
-      headers: { 'idempotency-key': idempotencyKey() },
-    });
+  const place = useAction(async (request: OrderRequest) => {
+    const order = await placeOrder(request);
     setResult(describeResult(order));
     refresh();
     onPlaced(order);
@@ -213,16 +229,15 @@ export function TradeTicket({
   const send = () => {
     setResult(null);
     setReviewing(false);
-    const body = {
-      optionId: option.id,
-      side,
-      action,
-      quantity: qty,
-      ...(kind === 'market'
-        ? { priceCents: cents }
-        : { limitPriceCents: cents, ...(expiry ? { expiresInHours: Number(expiry) } : {}) }),
-    };
-    void place.run(body, kind === 'market' ? '/api/trades' : '/api/limit-orders');
+    const order = { optionId: option.id, side, action, quantity: qty };
+    void place.run(
+      kind === 'market'
+        ? { kind, body: { ...order, priceCents: cents } }
+        : {
+            kind,
+            body: { ...order, limitPriceCents: cents, ...(expiry ? { expiresInHours: Number(expiry) } : {}) },
+          },
+    );
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api } from '../api/client';
-import type { ApiKey, CreatedWebhook, Preferences, Referral, Webhook } from '../api/types';
+import { apiClient, typed } from '../api/client';
+import type { ApiKey, CreatedWebhook, Preferences, Webhook, WebhookEventType } from '../api/types';
 import { useAuth } from '../auth';
 import { ChangePassword, Sessions, WebhookDeliveries } from '../components/AccountSecurity';
 import { Avatar } from '../components/Avatar';
@@ -9,10 +9,10 @@ import { CopyField } from '../components/CopyField';
 import { Empty, ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
 import { TableScroll } from '../components/TableScroll';
 import { formatCredits, formatDate, formatDay } from '../lib/format';
-import { useAction, useDocumentTitle, useResource } from '../lib/hooks';
+import { useAction, useApi, useDocumentTitle } from '../lib/hooks';
 import { useTheme } from '../theme';
 
-const WEBHOOK_EVENTS = [
+const WEBHOOK_EVENTS: WebhookEventType[] = [
   'order.filled',
   'order.cancelled',
   'order.expired',
@@ -44,7 +44,8 @@ function AvatarUpload({
     if (!file) return;
     const form = new FormData();
     form.append('file', file);
-    await api('/api/me/avatar', { method: 'POST', body: form });
+    // The document types the binary part as a string: the body names the file, the serializer sends the file.
+    await typed(apiClient.POST('/api/me/avatar', { body: { file: file.name }, bodySerializer: () => form }));
     setFile(null);
     onUploaded();
   });
@@ -90,15 +91,16 @@ function PreferencesForm({
   const [notifications, setNotifications] = useState(preferences.notifications);
   const [saved, setSaved] = useState(false);
   const save = useAction(async () => {
-    const next = await api<Preferences>('/api/me/preferences', {
-      method: 'PATCH',
-      body: {
-        displayName: displayName.trim() || null,
-        bio,
-        timezone: timezone.trim() || null,
-        notifications,
-      },
-    });
+    const next = await typed(
+      apiClient.PATCH('/api/me/preferences', {
+        body: {
+          displayName: displayName.trim() || null,
+          bio,
+          timezone: timezone.trim() || null,
+          notifications,
+        },
+      }),
+    );
     setSaved(true);
     onSaved(next);
   });
@@ -183,20 +185,17 @@ function PreferencesForm({
 }
 
 function ApiKeys() {
-  const keys = useResource<{ data: ApiKey[] }>('/api/me/api-keys');
+  const keys = useApi('/api/me/api-keys');
   const [name, setName] = useState('');
   const [created, setCreated] = useState<(ApiKey & { key: string }) | null>(null);
   const create = useAction(async () => {
-    const key = await api<ApiKey & { key: string }>('/api/me/api-keys', {
-      method: 'POST',
-      body: { name: name.trim() },
-    });
+    const key = await typed(apiClient.POST('/api/me/api-keys', { body: { name: name.trim() } }));
     setCreated(key);
     setName('');
     keys.reload();
   });
   const revoke = useAction(async (key: ApiKey) => {
-    await api<void>(`/api/me/api-keys/${key.id}`, { method: 'DELETE' });
+    await typed(apiClient.DELETE('/api/me/api-keys/{id}', { params: { path: { id: key.id } } }));
     if (created?.id === key.id) setCreated(null);
     keys.reload();
   });
@@ -291,20 +290,21 @@ function ApiKeys() {
 }
 
 function Webhooks() {
-  const hooks = useResource<{ data: Webhook[] }>('/api/me/webhooks');
+  const hooks = useApi('/api/me/webhooks');
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
+  const [events, setEvents] = useState<WebhookEventType[]>([]);
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   const create = useAction(async () => {
-    const hook = await api<CreatedWebhook>('/api/me/webhooks', {
-      method: 'POST',
-      body: {
-        url: url.trim(),
-        ...(description.trim() ? { description: description.trim() } : {}),
-        ...(events.length ? { events } : {}),
-      },
-    });
+    const hook = await typed(
+      apiClient.POST('/api/me/webhooks', {
+        body: {
+          url: url.trim(),
+          ...(description.trim() ? { description: description.trim() } : {}),
+          ...(events.length ? { events } : {}),
+        },
+      }),
+    );
     setCreated(hook);
     setUrl('');
     setDescription('');
@@ -312,7 +312,7 @@ function Webhooks() {
     hooks.reload();
   });
   const remove = useAction(async (hook: Webhook) => {
-    await api<void>(`/api/me/webhooks/${hook.id}`, { method: 'DELETE' });
+    await typed(apiClient.DELETE('/api/me/webhooks/{id}', { params: { path: { id: hook.id } } }));
     hooks.reload();
   });
   const submit = (event: FormEvent) => {
@@ -421,7 +421,7 @@ function Webhooks() {
 }
 
 function ReferralCard() {
-  const referral = useResource<Referral>('/api/me/referral');
+  const referral = useApi('/api/me/referral');
   if (!referral.data) return referral.error ? <ErrorMessage error={referral.error} /> : null;
   const data = referral.data;
   return (
@@ -441,7 +441,7 @@ export function AccountPage() {
   useDocumentTitle('Account and security');
   const { me, signedIn, logout, refresh } = useAuth();
   const navigate = useNavigate();
-  const preferences = useResource<Preferences>(signedIn ? '/api/me/preferences' : null);
+  const preferences = useApi(signedIn ? '/api/me/preferences' : null);
   const [securityVersion, setSecurityVersion] = useState(0);
   const signOut = useAction(async () => {
     await logout();

@@ -1,13 +1,13 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api } from '../api/client';
-import type { Challenge, MarketSummary, Page } from '../api/types';
+import { apiClient, typed } from '../api/client';
+import type { Challenge } from '../api/types';
 import { useAuth } from '../auth';
 import { CopyField } from '../components/CopyField';
 import { PagedList } from '../components/Paged';
 import { ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
 import { formatCredits, formatDate, formatSignedCredits, titleCase } from '../lib/format';
-import { useAction, useDocumentTitle, usePaged, useResource } from '../lib/hooks';
+import { useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
 
 function ChallengeSummary({ challenge }: { challenge: Challenge }) {
   return (
@@ -40,23 +40,24 @@ function ChallengeSummary({ challenge }: { challenge: Challenge }) {
 }
 
 function CreateChallenge({ onCreated }: { onCreated: (challenge: Challenge) => void }) {
-  const markets = useResource<Page<MarketSummary>>('/api/events?status=open&limit=200');
+  const markets = useApi('/api/events', { params: { query: { status: 'open', limit: 200 } } });
   const [scope, setScope] = useState<'market' | 'window'>('market');
   const [eventSlug, setEventSlug] = useState('');
   const [days, setDays] = useState('7');
   const [stake, setStake] = useState('0');
   const [opponent, setOpponent] = useState('');
   const create = useAction(async () => {
-    const challenge = await api<Challenge>('/api/challenges', {
-      method: 'POST',
-      body: {
-        ...(scope === 'market'
-          ? { eventSlug: eventSlug || markets.data?.data[0]?.slug }
-          : { endsAt: new Date(Date.now() + Number(days) * 86_400_000).toISOString() }),
-        stakeCents: Math.round(Number(stake) * 100),
-        ...(opponent.trim() ? { opponentUsername: opponent.trim() } : {}),
-      },
-    });
+    const challenge = await typed(
+      apiClient.POST('/api/challenges', {
+        body: {
+          ...(scope === 'market'
+            ? { eventSlug: eventSlug || markets.data?.data[0]?.slug }
+            : { endsAt: new Date(Date.now() + Number(days) * 86_400_000).toISOString() }),
+          stakeCents: Math.round(Number(stake) * 100),
+          ...(opponent.trim() ? { opponentUsername: opponent.trim() } : {}),
+        },
+      }),
+    );
     onCreated(challenge);
   });
   const submit = (event: FormEvent) => {
@@ -130,7 +131,7 @@ export function ChallengesPage() {
   useDocumentTitle('Challenges');
   const { signedIn } = useAuth();
   const navigate = useNavigate();
-  const list = usePaged<Challenge>(signedIn ? '/api/challenges?limit=30' : null);
+  const list = usePagedApi(signedIn ? '/api/challenges' : null, { params: { query: { limit: 30 } } });
   const [created, setCreated] = useState<Challenge | null>(null);
   const [code, setCode] = useState('');
   if (!signedIn) {
@@ -223,11 +224,11 @@ export function ChallengePage() {
   const { code = '' } = useParams();
   const { signedIn, me, refresh } = useAuth();
   useDocumentTitle('Challenge');
-  const challenge = useResource<Challenge>(`/api/challenges/${encodeURIComponent(code)}`);
+  const challenge = useApi('/api/challenges/{code}', { params: { path: { code } } });
   const accept = useAction(async () => {
-    const accepted = await api<Challenge>(`/api/challenges/${encodeURIComponent(code)}/accept`, {
-      method: 'POST',
-    });
+    const accepted = await typed(
+      apiClient.POST('/api/challenges/{code}/accept', { params: { path: { code } } }),
+    );
     challenge.setData(() => accepted);
     refresh();
   });

@@ -1,12 +1,12 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api } from '../api/client';
-import type { CopyFollow, Mirror } from '../api/console-types';
+import { apiClient, typed } from '../api/client';
+import type { CopyFollow } from '../api/console-types';
 import { useAuth } from '../auth';
 import { PagedList } from '../components/Paged';
 import { Empty, ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
 import { formatCredits, formatDate, formatPrice } from '../lib/format';
-import { useAction, useDocumentTitle, usePaged, useResource } from '../lib/hooks';
+import { useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
 
 function FollowForm({ initial, onSaved }: { initial: string; onSaved: () => void }) {
   const [leader, setLeader] = useState(initial);
@@ -16,19 +16,20 @@ function FollowForm({ initial, onSaved }: { initial: string; onSaved: () => void
   const [maxQuantity, setMaxQuantity] = useState('100');
   const [daily, setDaily] = useState('100');
   const save = useAction(async () => {
-    await api('/api/copy-trader', {
-      method: 'POST',
-      body: {
-        leaderUsername: leader.trim(),
-        sizing:
-          mode === 'fixed'
-            ? { mode, quantity: Number(quantity) }
-            : { mode, fractionBps: Math.round(Number(percent) * 100) },
-        maxQuantityPerTrade: Number(maxQuantity),
-        dailyLimitCents: Math.round(Number(daily) * 100),
-        enabled: true,
-      },
-    });
+    await typed(
+      apiClient.POST('/api/copy-trader', {
+        body: {
+          leaderUsername: leader.trim(),
+          sizing:
+            mode === 'fixed'
+              ? { mode, quantity: Number(quantity) }
+              : { mode, fractionBps: Math.round(Number(percent) * 100) },
+          maxQuantityPerTrade: Number(maxQuantity),
+          dailyLimitCents: Math.round(Number(daily) * 100),
+          enabled: true,
+        },
+      }),
+    );
     onSaved();
   });
   const submit = (event: FormEvent) => {
@@ -115,16 +116,17 @@ function sizingText(follow: CopyFollow): string {
 }
 
 function Following({ onChanged }: { onChanged: () => void }) {
-  const follows = useResource<{ data: CopyFollow[] }>('/api/copy-trader');
+  const follows = useApi('/api/copy-trader');
   const toggle = useAction(async (follow: CopyFollow) => {
-    await api('/api/copy-trader', {
-      method: 'POST',
-      body: { leaderId: follow.leaderId, enabled: !follow.enabled },
-    });
+    await typed(
+      apiClient.POST('/api/copy-trader', { body: { leaderId: follow.leaderId, enabled: !follow.enabled } }),
+    );
     onChanged();
   });
   const stop = useAction(async (follow: CopyFollow) => {
-    await api(`/api/copy-trader/${follow.leaderId}`, { method: 'DELETE' });
+    await typed(
+      apiClient.DELETE('/api/copy-trader/{leaderId}', { params: { path: { leaderId: follow.leaderId } } }),
+    );
     onChanged();
   });
   return (
@@ -173,7 +175,7 @@ function Following({ onChanged }: { onChanged: () => void }) {
 }
 
 function Copies() {
-  const mirrors = usePaged<Mirror>('/api/copy-trader/mirrors');
+  const mirrors = usePagedApi('/api/copy-trader/mirrors');
   return (
     <PagedList list={mirrors} empty="Nothing copied yet.">
       {(items) => (

@@ -1,9 +1,8 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import type { Leaderboard } from '../api/types';
 import { Empty, Loaded } from '../components/Status';
 import { formatCredits, formatNumber } from '../lib/format';
-import { useDocumentTitle, useResource } from '../lib/hooks';
+import { useApi, useDocumentTitle } from '../lib/hooks';
 
 const BOARDS = [
   { key: 'profit', label: 'Profit', format: formatCredits },
@@ -13,7 +12,7 @@ const BOARDS = [
 
 export function LeaderboardPage() {
   useDocumentTitle('Leaderboard');
-  const board = useResource<Leaderboard>('/api/leaderboard?limit=50');
+  const board = useApi('/api/leaderboard', { params: { query: { limit: 50 } } });
   const [active, setActive] = useState<(typeof BOARDS)[number]['key']>('profit');
   const current = BOARDS.find((item) => item.key === active)!;
   return (

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../api/client';
 import { orderBookFeed, useLive, useMarketTrades } from '../api/live';
-import type { MarketDetail, Order, OrderBook, Page, Portfolio, Position, Side, Trade } from '../api/types';
+import type { MarketDetail, OrderBook, Position, Side } from '../api/types';
 import { useAuth } from '../auth';
 import { Discussion } from '../components/Discussion';
 import { DisputeButton } from '../components/DisputeButton';
@@ -19,7 +19,7 @@ import { TableScroll } from '../components/TableScroll';
 import { TradesTable } from '../components/TradesTable';
 import { TradeTicket } from '../components/TradeTicket';
 import { formatCredits, formatDate, formatPercentBps, formatPrice, titleCase } from '../lib/format';
-import { useDocumentTitle, useResource } from '../lib/hooks';
+import { type GetAnswer, type Resource, useApi, useDocumentTitle } from '../lib/hooks';
 import { buyPrice, isTradable, type LiveTrade, withLiveTrades } from '../lib/market';
 import { NotFoundPage } from './NotFound';
 
@@ -38,15 +38,15 @@ function YourActivity({
 }: {
   slug: string;
   version: number;
-  positions: ReturnType<typeof useResource<Portfolio>>;
+  positions: Resource<GetAnswer<'/api/positions'>>;
   /** The viewer's latest trades in this market. */
-  trades: ReturnType<typeof useResource<Page<Trade>>>;
+  trades: Resource<GetAnswer<'/api/trades'>>;
   tradable: boolean;
 }) {
   const { refresh } = useAuth();
-  const orders = useResource<Page<Order>>(
-    `/api/limit-orders?status=open&eventSlug=${encodeURIComponent(slug)}&limit=200`,
-  );
+  const orders = useApi('/api/limit-orders', {
+    params: { query: { status: 'open', eventSlug: slug, limit: 200 } },
+  });
   // biome-ignore lint/correctness/useExhaustiveDependencies: a trade or an order elsewhere on the page changes these
   useEffect(() => {
     if (version === 0) return;
@@ -197,7 +197,7 @@ function OptionsTable({
 
 /** Reads the market, then follows every trade in it from the stream: prices, chart, book and holdings. */
 function useLiveMarket(slug: string, range: Range, onTrade: () => void) {
-  const market = useResource<MarketDetail>(`/api/events/${encodeURIComponent(slug)}?range=${range}`);
+  const market = useApi('/api/events/{slug}', { params: { path: { slug }, query: { range } } });
   const [live, setLive] = useState<LiveTrade[]>([]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new market or range starts from a fresh read
   useEffect(() => setLive([]), [slug, range]);
@@ -244,7 +244,7 @@ export function MarketPage() {
   const { signedIn } = useAuth();
   const [range, setRange] = useState<Range>('1d');
   const [version, setVersion] = useState(0);
-  const positions = useResource<Portfolio>(signedIn ? '/api/positions' : null);
+  const positions = useApi(signedIn ? '/api/positions' : null);
   const { reload: reloadPositions } = positions;
   const onTrade = useCallback(() => {
     reloadPositions();
@@ -252,11 +252,9 @@ export function MarketPage() {
   }, [reloadPositions]);
   const market = useLiveMarket(slug, range, onTrade);
   const loadedSlug = market.data?.slug;
-  const myTrades = useResource<Page<Trade>>(
-    signedIn && loadedSlug
-      ? `/api/trades?eventSlug=${encodeURIComponent(loadedSlug)}&limit=${RECENT_TRADES_SHOWN}`
-      : null,
-  );
+  const myTrades = useApi(signedIn && loadedSlug ? '/api/trades' : null, {
+    params: { query: { eventSlug: loadedSlug, limit: RECENT_TRADES_SHOWN } },
+  });
   const [optionId, setOptionId] = useState<string | null>(null);
   const [side, setSide] = useState<Side>('YES');
   const [picked, setPicked] = useState<PickedPrice | null>(null);

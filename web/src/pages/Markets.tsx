@@ -1,11 +1,9 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { query } from '../api/client';
-import type { MarketSummary, Page } from '../api/types';
 import { MarketCard } from '../components/MarketCard';
 import { PagedList } from '../components/Paged';
 import { titleCase } from '../lib/format';
-import { useDocumentTitle, usePaged, useResource } from '../lib/hooks';
+import { useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
 
 const PAGE_SIZE = 24;
 const STATUSES = ['open', 'closed', 'resolved', 'settled'] as const;
@@ -21,17 +19,21 @@ export function MarketsPage() {
   const [draft, setDraft] = useState(q);
   useEffect(() => setDraft(q), [q]);
 
-  const catalogue = useResource<Page<MarketSummary>>('/api/events?limit=200');
+  const catalogue = useApi('/api/events', { params: { query: { limit: 200 } } });
   const categories = useMemo(
     () => [...new Set((catalogue.data?.data ?? []).map((market) => market.category))].sort(),
     [catalogue.data],
   );
-  const featured = useResource<Page<MarketSummary>>(
-    filtered ? null : `/api/events${query({ featured: 1, status: 'open', limit: 6 })}`,
-  );
-  const list = usePaged<MarketSummary>(
-    `/api/events${query({ q, category, status: status === 'all' ? null : status, limit: PAGE_SIZE })}`,
-  );
+  const featured = useApi(filtered ? null : '/api/events', {
+    params: { query: { featured: '1', status: 'open', limit: 6 } },
+  });
+  // "all", like any value that is not a status, lists every status.
+  const listed = STATUSES.find((value) => value === status);
+  const list = usePagedApi('/api/events', {
+    params: {
+      query: { q: q || undefined, category: category || undefined, status: listed, limit: PAGE_SIZE },
+    },
+  });
 
   const update = (changes: Record<string, string>) => {
     const next = new URLSearchParams(params);

@@ -1,18 +1,17 @@
-import { api } from '../api/client';
-import type { Notification } from '../api/types';
+import { apiClient, typed } from '../api/client';
 import { useAuth } from '../auth';
 import { NOTIFICATIONS_CHANGED } from '../components/Layout';
 import { PagedList } from '../components/Paged';
 import { ErrorMessage, SignInPrompt } from '../components/Status';
 import { timeAgo } from '../lib/format';
-import { useAction, useDocumentTitle, usePaged } from '../lib/hooks';
+import { useAction, useDocumentTitle, usePagedApi } from '../lib/hooks';
 
 export function NotificationsPage() {
   useDocumentTitle('Notifications');
   const { signedIn } = useAuth();
-  const feed = usePaged<Notification>(signedIn ? '/api/me/notifications?limit=30' : null);
+  const feed = usePagedApi(signedIn ? '/api/me/notifications' : null, { params: { query: { limit: 30 } } });
   const mark = useAction(async (body: { markAllRead: true } | { id: string }) => {
-    await api('/api/me/notifications', { method: 'POST', body });
+    await typed(apiClient.POST('/api/me/notifications', { body }));
     feed.setItems((items) =>
       items.map((item) => ('markAllRead' in body || item.id === body.id ? { ...item, read: true } : item)),
     );

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { download } from '../api/client';
-import type { Order, Portfolio, Trade } from '../api/types';
+import { downloadTrades } from '../api/client';
+import type { Portfolio } from '../api/types';
 import { useAuth } from '../auth';
 import { OpenOrdersTable } from '../components/OrdersTable';
 import { PagedList } from '../components/Paged';
@@ -8,7 +8,7 @@ import { PositionsTable } from '../components/PositionsTable';
 import { Empty, ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
 import { TradesTable } from '../components/TradesTable';
 import { formatCredits, formatSignedCredits, pnlClass } from '../lib/format';
-import { useAction, useDocumentTitle, usePaged, useResource } from '../lib/hooks';
+import { useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
 
 function Summary({ summary }: { summary: Portfolio['summary'] }) {
   const items = [
@@ -41,8 +41,10 @@ function Summary({ summary }: { summary: Portfolio['summary'] }) {
 
 function TradeHistory() {
   const [status, setStatus] = useState<'' | 'open' | 'closed'>('');
-  const trades = usePaged<Trade>(`/api/trades?limit=50${status ? `&status=${status}` : ''}`);
-  const exportCsv = useAction(() => download('/api/me/trades/export', 'trades.csv'));
+  const trades = usePagedApi('/api/trades', {
+    params: { query: { limit: 50, status: status || undefined } },
+  });
+  const exportCsv = useAction(downloadTrades);
   return (
     <section className="card" aria-labelledby="history-heading">
       <div className="section-head">
@@ -81,8 +83,10 @@ function TradeHistory() {
 export function PortfolioPage() {
   useDocumentTitle('Portfolio');
   const { signedIn, refresh } = useAuth();
-  const portfolio = useResource<Portfolio>(signedIn ? '/api/positions' : null);
-  const orders = usePaged<Order>(signedIn ? '/api/limit-orders?status=open&limit=100' : null);
+  const portfolio = useApi(signedIn ? '/api/positions' : null);
+  const orders = usePagedApi(signedIn ? '/api/limit-orders' : null, {
+    params: { query: { status: 'open', limit: 100 } },
+  });
 
   if (!signedIn) {
     return (

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { ApiError, api, query } from '../api/client';
-import type { Post, PublicProfile } from '../api/types';
+import { ApiError, apiClient, typed } from '../api/client';
+import type { PublicProfile } from '../api/types';
 import { useAuth } from '../auth';
 import { Avatar } from '../components/Avatar';
 import { PagedList } from '../components/Paged';
@@ -16,7 +16,7 @@ import {
   pnlClass,
   timeAgo,
 } from '../lib/format';
-import { useAction, useDocumentTitle, usePaged, useResource } from '../lib/hooks';
+import { useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
 import { NotFoundPage } from './NotFound';
 
 function FollowButton({
@@ -29,11 +29,13 @@ function FollowButton({
   const [following, setFollowing] = useState<boolean | null>(null);
   const toggle = useAction(async () => {
     if (following) {
-      await api<void>(`/api/follow/${profile.id}`, { method: 'DELETE' });
+      await typed(apiClient.DELETE('/api/follow/{userId}', { params: { path: { userId: profile.id } } }));
       setFollowing(false);
       onChange(profile.followers - 1);
     } else {
-      const answer = await api<{ followerCount: number }>(`/api/follow/${profile.id}`, { method: 'POST' });
+      const answer = await typed(
+        apiClient.POST('/api/follow/{userId}', { params: { path: { userId: profile.id } } }),
+      );
       setFollowing(true);
       onChange(answer.followerCount);
     }
@@ -57,8 +59,8 @@ function FollowButton({
 export function ProfilePage() {
   const { username = '' } = useParams();
   const { me } = useAuth();
-  const profile = useResource<PublicProfile>(`/api/users/${encodeURIComponent(username)}`);
-  const posts = usePaged<Post>(`/api/posts${query({ username, limit: 10 })}`);
+  const profile = useApi('/api/users/{username}', { params: { path: { username } } });
+  const posts = usePagedApi('/api/posts', { params: { query: { username, limit: 10 } } });
   useDocumentTitle(username);
   if (profile.error instanceof ApiError && profile.error.status === 404) return <NotFoundPage what="user" />;
   return (

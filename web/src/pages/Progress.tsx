@@ -2,7 +2,7 @@ import type { Badges, Streak, Xp } from '../api/types';
 import { useAuth } from '../auth';
 import { Loaded, SignInPrompt } from '../components/Status';
 import { formatCredits, formatDay, formatNumber } from '../lib/format';
-import { useDocumentTitle, useResource } from '../lib/hooks';
+import { useApi, useDocumentTitle } from '../lib/hooks';
 
 function StreakCard({ streak }: { streak: Streak }) {
   return (
@@ -98,9 +98,9 @@ function BadgesCard({ badges }: { badges: Badges }) {
 export function ProgressPage() {
   useDocumentTitle('Your progress');
   const { signedIn } = useAuth();
-  const streak = useResource<Streak>(signedIn ? '/api/me/streak' : null);
-  const xp = useResource<Xp>(signedIn ? '/api/me/xp' : null);
-  const badges = useResource<Badges>(signedIn ? '/api/me/badges' : null);
+  const streak = useApi(signedIn ? '/api/me/streak' : null);
+  const xp = useApi(signedIn ? '/api/me/xp' : null);
+  const badges = useApi(signedIn ? '/api/me/badges' : null);
   if (!signedIn) {
     return (
       <div className="page">

@@ -1,12 +1,11 @@
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api/client';
-import type { Suggestion } from '../api/console-types';
+import { apiClient, typed } from '../api/client';
 import { useAuth } from '../auth';
 import { PagedList } from '../components/Paged';
 import { ErrorMessage, SignInPrompt } from '../components/Status';
 import { formatDate } from '../lib/format';
-import { useAction, useDocumentTitle, usePaged } from '../lib/hooks';
+import { useAction, useDocumentTitle, usePagedApi } from '../lib/hooks';
 
 function SuggestForm({ onSent }: { onSent: () => void }) {
   const [title, setTitle] = useState('');
@@ -15,19 +14,20 @@ function SuggestForm({ onSent }: { onSent: () => void }) {
   const [description, setDescription] = useState('');
   const [source, setSource] = useState('');
   const send = useAction(async () => {
-    await api('/api/market-suggestions', {
-      method: 'POST',
-      body: {
-        title: title.trim(),
-        category: category.trim(),
-        options: options
-          .split(',')
-          .map((o) => o.trim())
-          .filter(Boolean),
-        ...(description.trim() ? { description: description.trim() } : {}),
-        ...(source.trim() ? { resolutionSource: source.trim() } : {}),
-      },
-    });
+    await typed(
+      apiClient.POST('/api/market-suggestions', {
+        body: {
+          title: title.trim(),
+          category: category.trim(),
+          options: options
+            .split(',')
+            .map((o) => o.trim())
+            .filter(Boolean),
+          ...(description.trim() ? { description: description.trim() } : {}),
+          ...(source.trim() ? { resolutionSource: source.trim() } : {}),
+        },
+      }),
+    );
     setTitle('');
     setDescription('');
     setSource('');
@@ -87,7 +87,7 @@ const STATUS_TEXT = { pending: 'Waiting for review', approved: 'Approved', rejec
 export function SuggestionsPage() {
   useDocumentTitle('Suggest a market');
   const { signedIn } = useAuth();
-  const mine = usePaged<Suggestion>(signedIn ? '/api/market-suggestions' : null);
+  const mine = usePagedApi(signedIn ? '/api/market-suggestions' : null);
   if (!signedIn) {
     return (
       <div className="page narrow">

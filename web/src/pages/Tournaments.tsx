@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api } from '../api/client';
-import type { Tournament, TournamentDetail } from '../api/types';
+import { apiClient, typed } from '../api/client';
+import type { Tournament } from '../api/types';
 import { useAuth } from '../auth';
 import { PagedList } from '../components/Paged';
 import { ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
@@ -14,7 +14,7 @@ import {
   pnlClass,
   titleCase,
 } from '../lib/format';
-import { useAction, useDocumentTitle, usePaged, useResource } from '../lib/hooks';
+import { useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
 
 function TournamentCard({ tournament }: { tournament: Tournament }) {
   return (
@@ -35,7 +35,7 @@ function TournamentCard({ tournament }: { tournament: Tournament }) {
 export function TournamentsPage() {
   useDocumentTitle('Tournaments');
   const [status, setStatus] = useState<'live' | 'finished'>('live');
-  const list = usePaged<Tournament>(`/api/tournaments?status=${status}&limit=20`);
+  const list = usePagedApi('/api/tournaments', { params: { query: { status, limit: 20 } } });
   return (
     <div className="page">
       <div className="page-head">
@@ -76,10 +76,10 @@ export function TournamentsPage() {
 export function TournamentPage() {
   const { slug = '' } = useParams();
   const { signedIn } = useAuth();
-  const tournament = useResource<TournamentDetail>(`/api/tournaments/${encodeURIComponent(slug)}`);
+  const tournament = useApi('/api/tournaments/{slug}', { params: { path: { slug } } });
   useDocumentTitle(tournament.data?.title ?? 'Tournament');
   const join = useAction(async () => {
-    await api(`/api/tournaments/${encodeURIComponent(slug)}/join`, { method: 'POST' });
+    await typed(apiClient.POST('/api/tournaments/{slug}/join', { params: { path: { slug } } }));
     tournament.reload();
   });
   return (

@@ -1,30 +1,38 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api, query } from '../../api/client';
+import { apiClient, typed } from '../../api/client';
 import type { Dispute, Outcome } from '../../api/console-types';
 import type { MarketDetail } from '../../api/types';
 import { ConfirmButton } from '../../components/Confirm';
 import { PagedList } from '../../components/Paged';
 import { Loaded } from '../../components/Status';
 import { formatDate } from '../../lib/format';
-import { useDocumentTitle, usePaged, useResource } from '../../lib/hooks';
+import { useApi, useDocumentTitle, usePagedApi } from '../../lib/hooks';
 import { StatusPill } from './AdminLayout';
 
 function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => void }) {
-  const event = useResource<MarketDetail>(`/api/admin/events/${dispute.eventId}`);
+  const event = useApi('/api/admin/events/{id}', { params: { path: { id: dispute.eventId } } });
   const [outcomes, setOutcomes] = useState<Record<string, Outcome>>({});
   const [note, setNote] = useState('');
   const decide = (decision: 'upheld' | 'rejected', options: MarketDetail['options']) => async () => {
-    await api(`/api/admin/disputes/${dispute.id}/decide`, {
-      method: 'POST',
-      body: {
-        decision,
-        ...(note.trim() ? { note: note.trim() } : {}),
-        ...(decision === 'upheld'
-          ? { outcomes: options.map((o) => ({ optionId: o.id, outcome: outcomes[o.id] ?? o.resolution })) }
-          : {}),
-      },
-    });
+    await typed(
+      apiClient.POST('/api/admin/disputes/{id}/decide', {
+        params: { path: { id: dispute.id } },
+        body: {
+          decision,
+          ...(note.trim() ? { note: note.trim() } : {}),
+          ...(decision === 'upheld'
+            ? {
+                // An option without a resolution yet shows VOID in its select, so that is what is sent.
+                outcomes: options.map((o) => ({
+                  optionId: o.id,
+                  outcome: outcomes[o.id] ?? o.resolution ?? 'VOID',
+                })),
+              }
+            : {}),
+        },
+      }),
+    );
     onDecided();
   };
   return (
@@ -87,15 +95,19 @@ function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => v
 
 export function AdminDisputesPage() {
   useDocumentTitle('Console · Disputes');
-  const [status, setStatus] = useState('pending');
-  const disputes = usePaged<Dispute>(`/api/admin/disputes${query({ status })}`);
+  const [status, setStatus] = useState<Dispute['status'] | ''>('pending');
+  const disputes = usePagedApi('/api/admin/disputes', { params: { query: { status: status || undefined } } });
   return (
     <section className="card" aria-labelledby="disputes-heading">
       <div className="section-head">
         <h2 id="disputes-heading">Disputes</h2>
         <div className="field inline">
           <label htmlFor="dispute-status">Status</label>
-          <select id="dispute-status" value={status} onChange={(e) => setStatus(e.target.value)}>
+          <select
+            id="dispute-status"
+            value={status}
+            onChange={(e) => setStatus(e.target.value as typeof status)}
+          >
             <option value="pending">pending</option>
             <option value="upheld">upheld</option>
             <option value="rejected">rejected</option>

@@ -1,12 +1,12 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api } from '../../api/client';
-import type { Outcome, SettlementPreview } from '../../api/console-types';
+import { apiClient, typed } from '../../api/client';
+import type { Outcome } from '../../api/console-types';
 import type { MarketDetail } from '../../api/types';
 import { ConfirmButton } from '../../components/Confirm';
 import { ErrorMessage, Loaded } from '../../components/Status';
 import { formatCredits, formatDate, formatPrice } from '../../lib/format';
-import { useAction, useDocumentTitle, useResource } from '../../lib/hooks';
+import { useAction, useApi, useDocumentTitle } from '../../lib/hooks';
 import { StatusPill } from './AdminLayout';
 import { toCents } from './Events';
 
@@ -24,10 +24,12 @@ function EditEventForm({ event, onSaved }: { event: MarketDetail; onSaved: (e: M
   const [featured, setFeatured] = useState(event.featured);
   const [saved, setSaved] = useState(false);
   const save = useAction(async () => {
-    const next = await api<MarketDetail>(`/api/admin/events/${event.id}`, {
-      method: 'PATCH',
-      body: { title, category, description, featured, closesAt: new Date(closesAt).toISOString() },
-    });
+    const next = await typed(
+      apiClient.PATCH('/api/admin/events/{id}', {
+        params: { path: { id: event.id } },
+        body: { title, category, description, featured, closesAt: new Date(closesAt).toISOString() },
+      }),
+    );
     setSaved(true);
     onSaved(next);
   });
@@ -100,14 +102,16 @@ function DraftOption({
   const [price, setPrice] = useState(String(option.yesPriceCents));
   const save = useAction(async () =>
     onSaved(
-      await api<MarketDetail>(`/api/admin/events/${event.id}/options/${option.id}`, {
-        method: 'PATCH',
-        body: {
-          label: label.trim(),
-          liquidityCents: toCents(liquidity),
-          initialPriceCents: Number(price),
-        },
-      }),
+      await typed(
+        apiClient.PATCH('/api/admin/events/{id}/options/{optionId}', {
+          params: { path: { id: event.id, optionId: option.id } },
+          body: {
+            label: label.trim(),
+            liquidityCents: toCents(liquidity),
+            initialPriceCents: Number(price),
+          },
+        }),
+      ),
     ),
   );
   const submit = (e: FormEvent) => {
@@ -149,7 +153,11 @@ function DraftOption({
 
 function ResolveForm({ event, onDone }: { event: MarketDetail; onDone: (e: MarketDetail) => void }) {
   const [outcomes, setOutcomes] = useState<Record<string, Outcome>>({});
-  const complete = event.options.every((option) => outcomes[option.id]);
+  const chosen = event.options.flatMap((option) => {
+    const outcome = outcomes[option.id];
+    return outcome ? [{ optionId: option.id, outcome }] : [];
+  });
+  const complete = chosen.length === event.options.length;
   return (
     <fieldset>
       <legend>Resolve: an outcome for every option</legend>
@@ -180,10 +188,12 @@ function ResolveForm({ event, onDone }: { event: MarketDetail; onDone: (e: Marke
         )}
         onConfirm={async () =>
           onDone(
-            await api<MarketDetail>(`/api/admin/events/${event.id}/resolve`, {
-              method: 'POST',
-              body: { outcomes: event.options.map((o) => ({ optionId: o.id, outcome: outcomes[o.id] })) },
-            }),
+            await typed(
+              apiClient.POST('/api/admin/events/{id}/resolve', {
+                params: { path: { id: event.id } },
+                body: { outcomes: chosen },
+              }),
+            ),
           )
         }
       />
@@ -192,7 +202,7 @@ function ResolveForm({ event, onDone }: { event: MarketDetail; onDone: (e: Marke
 }
 
 function SettleAction({ event, onDone }: { event: MarketDetail; onDone: (e: MarketDetail) => void }) {
-  const preview = useResource<SettlementPreview>(`/api/admin/events/${event.id}/settlement-preview`);
+  const preview = useApi('/api/admin/events/{id}/settlement-preview', { params: { path: { id: event.id } } });
   return (
     <Loaded data={preview.data} error={preview.error} reload={preview.reload}>
       {(p) => (
@@ -225,7 +235,11 @@ function SettleAction({ event, onDone }: { event: MarketDetail; onDone: (e: Mark
               </>
             )}
             onConfirm={async () =>
-              onDone(await api<MarketDetail>(`/api/admin/events/${event.id}/settle`, { method: 'POST' }))
+              onDone(
+                await typed(
+                  apiClient.POST('/api/admin/events/{id}/settle', { params: { path: { id: event.id } } }),
+                ),
+              )
             }
           />
         </div>
@@ -234,9 +248,15 @@ function SettleAction({ event, onDone }: { event: MarketDetail; onDone: (e: Mark
   );
 }
 
+function moveEvent(id: string, step: 'open' | 'close'): Promise<MarketDetail> {
+  const params = { path: { id } };
+  return step === 'open'
+    ? typed(apiClient.POST('/api/admin/events/{id}/open', { params }))
+    : typed(apiClient.POST('/api/admin/events/{id}/close', { params }));
+}
+
 function Lifecycle({ event, onDone }: { event: MarketDetail; onDone: (e: MarketDetail) => void }) {
-  const transition = (path: string) => async () =>
-    onDone(await api<MarketDetail>(`/api/admin/events/${event.id}/${path}`, { method: 'POST' }));
+  const transition = (step: 'open' | 'close') => async () => onDone(await moveEvent(event.id, step));
   return (
     <section className="card" aria-labelledby="lifecycle-heading">
       <h2 id="lifecycle-heading">Lifecycle</h2>
@@ -275,8 +295,8 @@ function Lifecycle({ event, onDone }: { event: MarketDetail; onDone: (e: MarketD
 }
 
 export function AdminEventPage() {
-  const { id } = useParams();
-  const event = useResource<MarketDetail>(`/api/admin/events/${id}`);
+  const { id = '' } = useParams();
+  const event = useApi('/api/admin/events/{id}', { params: { path: { id } } });
   useDocumentTitle(event.data ? `Console · ${event.data.title}` : 'Console');
   const replace = (next: MarketDetail) => event.setData(() => next);
   return (

@@ -1,11 +1,11 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, query } from '../../api/client';
-import type { EventStatus, MarketDetail, MarketSummary } from '../../api/types';
+import { apiClient, typed } from '../../api/client';
+import type { EventStatus } from '../../api/types';
 import { PagedList } from '../../components/Paged';
 import { ErrorMessage } from '../../components/Status';
 import { formatDate } from '../../lib/format';
-import { useAction, useDocumentTitle, usePaged } from '../../lib/hooks';
+import { useAction, useDocumentTitle, usePagedApi } from '../../lib/hooks';
 import { StatusPill } from './AdminLayout';
 
 const STATUSES: (EventStatus | '')[] = ['', 'draft', 'open', 'closed', 'resolved', 'settled'];
@@ -36,20 +36,21 @@ function CreateEventForm() {
   const [options, setOptions] = useState<OptionDraft[]>([{ label: 'Yes', liquidity: '100' }]);
   const [openNow, setOpenNow] = useState(false);
   const create = useAction(async () => {
-    const event = await api<MarketDetail>('/api/admin/events', {
-      method: 'POST',
-      body: {
-        title: title.trim(),
-        category: category.trim(),
-        ...(description.trim() ? { description: description.trim() } : {}),
-        closesAt: new Date(closesAt).toISOString(),
-        options: options.map((option) => ({
-          label: option.label.trim(),
-          liquidityCents: option.liquidity.trim() ? toCents(option.liquidity) : 0,
-        })),
-        open: openNow,
-      },
-    });
+    const event = await typed(
+      apiClient.POST('/api/admin/events', {
+        body: {
+          title: title.trim(),
+          category: category.trim(),
+          ...(description.trim() ? { description: description.trim() } : {}),
+          closesAt: new Date(closesAt).toISOString(),
+          options: options.map((option) => ({
+            label: option.label.trim(),
+            liquidityCents: option.liquidity.trim() ? toCents(option.liquidity) : 0,
+          })),
+          open: openNow,
+        },
+      }),
+    );
     navigate(`/admin/events/${event.id}`);
   });
   const setOption = (index: number, change: Partial<OptionDraft>) =>
@@ -168,7 +169,9 @@ function CreateEventForm() {
 export function AdminEventsPage() {
   useDocumentTitle('Console · Events');
   const [status, setStatus] = useState<EventStatus | ''>('');
-  const events = usePaged<MarketSummary>(`/api/admin/events${query({ status, limit: 50 })}`);
+  const events = usePagedApi('/api/admin/events', {
+    params: { query: { status: status || undefined, limit: 50 } },
+  });
   return (
     <>
       <CreateEventForm />

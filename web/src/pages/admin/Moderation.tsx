@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api, query } from '../../api/client';
+import { apiClient, typed } from '../../api/client';
 import type { AdminReport, Suggestion } from '../../api/console-types';
 import { ConfirmButton } from '../../components/Confirm';
 import { PagedList } from '../../components/Paged';
 import { formatDate } from '../../lib/format';
-import { useDocumentTitle, usePaged } from '../../lib/hooks';
+import { useDocumentTitle, usePagedApi } from '../../lib/hooks';
 import { StatusPill } from './AdminLayout';
 
 /** A datetime-local value in the browser's time zone: `iso`, or a week from now when there is none. */
@@ -24,10 +24,12 @@ const ACTIONS = {
 function ReportActions({ report, onDone }: { report: AdminReport; onDone: () => void }) {
   const [note, setNote] = useState('');
   const resolve = (action: keyof typeof ACTIONS) => async () => {
-    await api(`/api/admin/reports/${report.id}/resolve`, {
-      method: 'POST',
-      body: { action, ...(note.trim() ? { note: note.trim() } : {}) },
-    });
+    await typed(
+      apiClient.POST('/api/admin/reports/{id}/resolve', {
+        params: { path: { id: report.id } },
+        body: { action, ...(note.trim() ? { note: note.trim() } : {}) },
+      }),
+    );
     onDone();
   };
   const who = report.target.username ?? 'this user';
@@ -66,15 +68,19 @@ function ReportActions({ report, onDone }: { report: AdminReport; onDone: () => 
 
 export function AdminReportsPage() {
   useDocumentTitle('Console · Reports');
-  const [status, setStatus] = useState('open');
-  const reports = usePaged<AdminReport>(`/api/admin/reports${query({ status })}`);
+  const [status, setStatus] = useState<'open' | 'resolved' | 'all'>('open');
+  const reports = usePagedApi('/api/admin/reports', { params: { query: { status } } });
   return (
     <section className="card" aria-labelledby="reports-heading">
       <div className="section-head">
         <h2 id="reports-heading">Reports</h2>
         <div className="field inline">
           <label htmlFor="report-status">Status</label>
-          <select id="report-status" value={status} onChange={(e) => setStatus(e.target.value)}>
+          <select
+            id="report-status"
+            value={status}
+            onChange={(e) => setStatus(e.target.value as typeof status)}
+          >
             <option value="open">open</option>
             <option value="resolved">resolved</option>
             <option value="all">all</option>
@@ -152,10 +158,12 @@ function SuggestionReview({ suggestion, onDone }: { suggestion: Suggestion; onDo
             </p>
           )}
           onConfirm={async () => {
-            await api(`/api/admin/market-suggestions/${suggestion.id}/approve`, {
-              method: 'POST',
-              body: { closesAt: new Date(closesAt).toISOString() },
-            });
+            await typed(
+              apiClient.POST('/api/admin/market-suggestions/{id}/approve', {
+                params: { path: { id: suggestion.id } },
+                body: { closesAt: new Date(closesAt).toISOString() },
+              }),
+            );
             onDone();
           }}
         />
@@ -165,10 +173,12 @@ function SuggestionReview({ suggestion, onDone }: { suggestion: Suggestion; onDo
           disabled={!reason.trim()}
           describe={() => <p>The suggester is told: “{reason.trim()}”.</p>}
           onConfirm={async () => {
-            await api(`/api/admin/market-suggestions/${suggestion.id}/reject`, {
-              method: 'POST',
-              body: { reason: reason.trim() },
-            });
+            await typed(
+              apiClient.POST('/api/admin/market-suggestions/{id}/reject', {
+                params: { path: { id: suggestion.id } },
+                body: { reason: reason.trim() },
+              }),
+            );
             onDone();
           }}
         />
@@ -179,15 +189,21 @@ function SuggestionReview({ suggestion, onDone }: { suggestion: Suggestion; onDo
 
 export function AdminSuggestionsPage() {
   useDocumentTitle('Console · Suggestions');
-  const [status, setStatus] = useState('pending');
-  const suggestions = usePaged<Suggestion>(`/api/admin/market-suggestions${query({ status })}`);
+  const [status, setStatus] = useState<Suggestion['status'] | ''>('pending');
+  const suggestions = usePagedApi('/api/admin/market-suggestions', {
+    params: { query: { status: status || undefined } },
+  });
   return (
     <section className="card" aria-labelledby="suggestions-heading">
       <div className="section-head">
         <h2 id="suggestions-heading">Market suggestions</h2>
         <div className="field inline">
           <label htmlFor="suggestion-status">Status</label>
-          <select id="suggestion-status" value={status} onChange={(e) => setStatus(e.target.value)}>
+          <select
+            id="suggestion-status"
+            value={status}
+            onChange={(e) => setStatus(e.target.value as typeof status)}
+          >
             <option value="pending">pending</option>
             <option value="approved">approved</option>
             <option value="rejected">rejected</option>

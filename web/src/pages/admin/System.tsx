@@ -1,13 +1,12 @@
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../../api/client';
-import type { AuditResult, Flag } from '../../api/console-types';
-import type { Tournament } from '../../api/types';
+import { apiClient, typed } from '../../api/client';
+import type { Flag } from '../../api/console-types';
 import { ConfirmButton } from '../../components/Confirm';
 import { PagedList } from '../../components/Paged';
 import { ErrorMessage, Loaded } from '../../components/Status';
 import { formatCredits, formatDate } from '../../lib/format';
-import { useAction, useDocumentTitle, usePaged, useResource } from '../../lib/hooks';
+import { useAction, useApi, useDocumentTitle, usePagedApi } from '../../lib/hooks';
 import { StatusPill } from './AdminLayout';
 import { toCents } from './Events';
 
@@ -19,24 +18,25 @@ function CreateTournament({ onCreated }: { onCreated: () => void }) {
   const [prizes, setPrizes] = useState('100, 50, 25');
   const create = useAction(async () => {
     const now = Date.now();
-    await api('/api/admin/tournaments', {
-      method: 'POST',
-      body: {
-        slug: slug.trim(),
-        title: title.trim(),
-        startsAt: new Date(now + 60_000).toISOString(),
-        endsAt: new Date(now + Number(days) * 86_400_000).toISOString(),
-        eventSlugs: events
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-        prizes: prizes
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-          .map(toCents),
-      },
-    });
+    await typed(
+      apiClient.POST('/api/admin/tournaments', {
+        body: {
+          slug: slug.trim(),
+          title: title.trim(),
+          startsAt: new Date(now + 60_000).toISOString(),
+          endsAt: new Date(now + Number(days) * 86_400_000).toISOString(),
+          eventSlugs: events
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+          prizes: prizes
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+            .map(toCents),
+        },
+      }),
+    );
     setSlug('');
     setTitle('');
     onCreated();
@@ -86,7 +86,7 @@ function CreateTournament({ onCreated }: { onCreated: () => void }) {
 
 export function AdminTournamentsPage() {
   useDocumentTitle('Console · Tournaments');
-  const tournaments = usePaged<Tournament>('/api/tournaments');
+  const tournaments = usePagedApi('/api/tournaments');
   return (
     <>
       <section className="card" aria-labelledby="new-tournament-heading">
@@ -120,9 +120,11 @@ export function AdminTournamentsPage() {
 
 export function AdminFlagsPage() {
   useDocumentTitle('Console · Feature flags');
-  const flags = useResource<{ data: Flag[] }>('/api/admin/flags');
+  const flags = useApi('/api/admin/flags');
   const set = async (flag: Flag, enabled: boolean) => {
-    const next = await api<Flag>(`/api/admin/flags/${flag.key}`, { method: 'PUT', body: { enabled } });
+    const next = await typed(
+      apiClient.PUT('/api/admin/flags/{key}', { params: { path: { key: flag.key } }, body: { enabled } }),
+    );
     flags.setData((current) => current && { data: current.data.map((f) => (f.key === next.key ? next : f)) });
   };
   return (
@@ -186,7 +188,7 @@ export function AdminFlagsPage() {
 
 export function AdminAuditPage() {
   useDocumentTitle('Console · Audit');
-  const audit = useResource<AuditResult>('/api/admin/audit');
+  const audit = useApi('/api/admin/audit');
   return (
     <section className="card" aria-labelledby="audit-heading">
       <div className="section-head">
