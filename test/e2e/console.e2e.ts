@@ -429,6 +429,39 @@ describe('operators’ console and trader screens in a browser', () => {
     expect(positions.body.data.some((p) => p.quantity === 3)).toBe(true);
   });
 
+  it('lets the admin create a tournament and edit it: a new title, a later end and higher prizes', async () => {
+    const slug = `console-cup-${Date.now() % 1_000_000}`;
+    await ops.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Tournaments' }).click();
+    const form = ops.getByRole('form', { name: 'Create a tournament' });
+    await form.getByLabel('Title', { exact: true }).fill('Console cup');
+    await form.getByLabel('Slug', { exact: true }).fill(slug);
+    await form.getByLabel('Market slugs, separated by commas').fill(eventSlug);
+    await form.getByLabel(/^Prizes in credits/).fill('10, 5');
+    await form.getByRole('button', { name: 'Create tournament' }).click();
+    const row = ops.getByTestId('tournament').filter({ hasText: 'Console cup' });
+    await expect.poll(() => row.textContent()).toContain('10.00');
+
+    await row.getByRole('button', { name: 'Edit Console cup' }).click();
+    const edit = ops.getByRole('form', { name: 'Edit Console cup' });
+    await edit.getByLabel('Title', { exact: true }).fill('Console cup, week one');
+    const later = new Date(Date.now() + 10 * 86_400_000);
+    later.setMinutes(later.getMinutes() - later.getTimezoneOffset(), 0, 0);
+    await edit.getByLabel('Ends', { exact: true }).fill(later.toISOString().slice(0, 16));
+    await edit.getByLabel(/^Prizes in credits/).fill('20, 5, 1');
+    await shot(ops, 'tournaments');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    const edited = ops.getByTestId('tournament').filter({ hasText: 'Console cup, week one' });
+    await expect.poll(() => edited.textContent()).toContain('20.00');
+
+    const saved = await call<{ title: string; prizes: number[]; endsAt: string }>(
+      'GET',
+      `/api/tournaments/${slug}`,
+      null,
+    );
+    expect(saved.body).toMatchObject({ title: 'Console cup, week one', prizes: [2_000, 500, 100] });
+    expect(Date.parse(saved.body.endsAt)).toBeGreaterThan(Date.now() + 9 * 86_400_000);
+  });
+
   it('ends the other sessions when the password is changed', async () => {
     const phone = await call<{ token: string }>('POST', '/api/auth/login', null, {
       email: trader.email,

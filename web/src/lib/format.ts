@@ -57,3 +57,10 @@ export function timeAgo(iso: string): string {
 export function titleCase(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1).replace(/[-_]/g, ' ');
 }
+
+/** A datetime-local input's value in the browser's time zone: `iso`, or a week from now when there is none. */
+export function localDateTime(iso: string | null): string {
+  const date = iso ? new Date(iso) : new Date(Date.now() + 7 * 86_400_000);
+  date.setMinutes(date.getMinutes() - date.getTimezoneOffset(), 0, 0);
+  return date.toISOString().slice(0, 16);
+}

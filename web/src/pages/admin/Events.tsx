@@ -4,18 +4,11 @@ import { apiClient, typed } from '../../api/client';
 import type { EventStatus } from '../../api/types';
 import { PagedList } from '../../components/Paged';
 import { ErrorMessage } from '../../components/Status';
-import { formatDate } from '../../lib/format';
+import { formatDate, localDateTime } from '../../lib/format';
 import { useAction, useDocumentTitle, usePagedApi } from '../../lib/hooks';
 import { StatusPill } from './AdminLayout';
 
 const STATUSES: (EventStatus | '')[] = ['', 'draft', 'open', 'closed', 'resolved', 'settled'];
-
-/** A datetime-local value (the browser's time zone) a week from now. */
-function inAWeek(): string {
-  const date = new Date(Date.now() + 7 * 86_400_000);
-  date.setMinutes(date.getMinutes() - date.getTimezoneOffset(), 0, 0);
-  return date.toISOString().slice(0, 16);
-}
 
 interface OptionDraft {
   label: string;
@@ -32,7 +25,7 @@ function CreateEventForm() {
   const [title, setTitle] = useState('');
   const [category, setCategory] = useState('');
   const [description, setDescription] = useState('');
-  const [closesAt, setClosesAt] = useState(inAWeek);
+  const [closesAt, setClosesAt] = useState(() => localDateTime(null));
   const [options, setOptions] = useState<OptionDraft[]>([{ label: 'Yes', liquidity: '100' }]);
   const [openNow, setOpenNow] = useState(false);
   const create = useAction(async () => {

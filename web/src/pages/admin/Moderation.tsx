@@ -4,16 +4,9 @@ import { apiClient, typed } from '../../api/client';
 import type { AdminReport, Suggestion } from '../../api/console-types';
 import { ConfirmButton } from '../../components/Confirm';
 import { PagedList } from '../../components/Paged';
-import { formatDate } from '../../lib/format';
+import { formatDate, localDateTime } from '../../lib/format';
 import { useDocumentTitle, usePagedApi } from '../../lib/hooks';
 import { StatusPill } from './AdminLayout';
-
-/** A datetime-local value in the browser's time zone: `iso`, or a week from now when there is none. */
-function localDateTime(iso: string | null): string {
-  const date = iso ? new Date(iso) : new Date(Date.now() + 7 * 86_400_000);
-  date.setMinutes(date.getMinutes() - date.getTimezoneOffset(), 0, 0);
-  return date.toISOString().slice(0, 16);
-}
 
 const ACTIONS = {
   dismiss: 'Nothing is removed; the report is closed.',

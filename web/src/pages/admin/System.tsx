@@ -2,13 +2,23 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { apiClient, typed } from '../../api/client';
 import type { Flag } from '../../api/console-types';
+import type { Tournament } from '../../api/types';
 import { ConfirmButton } from '../../components/Confirm';
 import { PagedList } from '../../components/Paged';
 import { ErrorMessage, Loaded } from '../../components/Status';
-import { formatCredits, formatDate } from '../../lib/format';
+import { formatCredits, formatDate, localDateTime } from '../../lib/format';
 import { useAction, useApi, useDocumentTitle, usePagedApi } from '../../lib/hooks';
 import { StatusPill } from './AdminLayout';
 import { toCents } from './Events';
+
+/** Credits typed as "100, 50, 25" into cents for 1st, 2nd, 3rd. */
+function prizesInCents(text: string): number[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(toCents);
+}
 
 function CreateTournament({ onCreated }: { onCreated: () => void }) {
   const [slug, setSlug] = useState('');
@@ -29,11 +39,7 @@ function CreateTournament({ onCreated }: { onCreated: () => void }) {
             .split(',')
             .map((s) => s.trim())
             .filter(Boolean),
-          prizes: prizes
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean)
-            .map(toCents),
+          prizes: prizesInCents(prizes),
         },
       }),
     );
@@ -84,6 +90,121 @@ function CreateTournament({ onCreated }: { onCreated: () => void }) {
   );
 }
 
+/**
+ * An operator's edit of a tournament, sending only what changed. Before the start the markets can change too;
+ * once started the service keeps the start and the markets and takes only higher prizes, and says so.
+ */
+function EditTournament({ tournament, onSaved }: { tournament: Tournament; onSaved: () => void }) {
+  const [title, setTitle] = useState(tournament.title);
+  const [endsAt, setEndsAt] = useState(() => localDateTime(tournament.endsAt));
+  const [events, setEvents] = useState(tournament.events.map((e) => e.slug).join(', '));
+  const [prizes, setPrizes] = useState(tournament.prizes.map((p) => p / 100).join(', '));
+  const id = `edit-${tournament.slug}`;
+  const save = useAction(async () => {
+    const eventSlugs = events
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const cents = prizesInCents(prizes);
+    const end = new Date(endsAt).toISOString();
+    await typed(
+      apiClient.PATCH('/api/admin/tournaments/{slug}', {
+        params: { path: { slug: tournament.slug } },
+        body: {
+          ...(title.trim() !== tournament.title ? { title: title.trim() } : {}),
+          ...(end !== tournament.endsAt ? { endsAt: end } : {}),
+          ...(eventSlugs.join() !== tournament.events.map((e) => e.slug).join() ? { eventSlugs } : {}),
+          ...(cents.join() !== tournament.prizes.join() ? { prizes: cents } : {}),
+        },
+      }),
+    );
+    onSaved();
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void save.run();
+  };
+  return (
+    <form className="stack" onSubmit={submit} aria-label={`Edit ${tournament.title}`}>
+      <div className="field-row">
+        <div className="field">
+          <label htmlFor={`${id}-title`}>Title</label>
+          <input id={`${id}-title`} value={title} onChange={(e) => setTitle(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-ends`}>Ends</label>
+          <input
+            id={`${id}-ends`}
+            type="datetime-local"
+            value={endsAt}
+            onChange={(e) => setEndsAt(e.target.value)}
+          />
+        </div>
+      </div>
+      {tournament.status === 'upcoming' ? (
+        <div className="field">
+          <label htmlFor={`${id}-events`}>Market slugs, separated by commas</label>
+          <input id={`${id}-events`} value={events} onChange={(e) => setEvents(e.target.value)} />
+        </div>
+      ) : null}
+      <div className="field">
+        <label htmlFor={`${id}-prizes`}>Prizes in credits for 1st, 2nd, …</label>
+        <input id={`${id}-prizes`} value={prizes} onChange={(e) => setPrizes(e.target.value)} />
+        {tournament.status === 'active' ? (
+          <p className="muted small">It has started: prizes can only rise or be added.</p>
+        ) : null}
+      </div>
+      <div>
+        <button type="submit" className="button" disabled={save.pending || !title.trim()}>
+          Save changes
+        </button>
+      </div>
+      <ErrorMessage error={save.error} />
+    </form>
+  );
+}
+
+function TournamentRow({ tournament, onSaved }: { tournament: Tournament; onSaved: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const editable = tournament.status === 'upcoming' || tournament.status === 'active';
+  return (
+    <li className="row-block" data-testid="tournament">
+      <div className="row">
+        <div>
+          <Link to={`/tournaments/${tournament.slug}`}>{tournament.title}</Link>
+          <div className="muted small">
+            {formatDate(tournament.startsAt)} – {formatDate(tournament.endsAt)} · prizes{' '}
+            {tournament.prizes.map((p) => formatCredits(p)).join(', ')}
+          </div>
+        </div>
+        <div className="actions">
+          <StatusPill status={tournament.status} />
+          {editable ? (
+            <button
+              type="button"
+              className="button small ghost"
+              aria-expanded={editing}
+              onClick={() => setEditing((value) => !value)}
+            >
+              {editing ? 'Cancel' : 'Edit'}
+              <span className="visually-hidden"> {tournament.title}</span>
+            </button>
+          ) : null}
+        </div>
+      </div>
+      {editing ? (
+        <EditTournament
+          tournament={tournament}
+          onSaved={() => {
+            setEditing(false);
+            onSaved();
+          }}
+        />
+      ) : null}
+    </li>
+  );
+}
+
 export function AdminTournamentsPage() {
   useDocumentTitle('Console · Tournaments');
   const tournaments = usePagedApi('/api/tournaments');
@@ -99,16 +220,7 @@ export function AdminTournamentsPage() {
           {(items) => (
             <ul className="plain rows">
               {items.map((t) => (
-                <li key={t.slug} className="row">
-                  <div>
-                    <Link to={`/tournaments/${t.slug}`}>{t.title}</Link>
-                    <div className="muted small">
-                      {formatDate(t.startsAt)} – {formatDate(t.endsAt)} · prizes{' '}
-                      {t.prizes.map((p) => formatCredits(p)).join(', ')}
-                    </div>
-                  </div>
-                  <StatusPill status={t.status} />
-                </li>
+                <TournamentRow key={t.slug} tournament={t} onSaved={tournaments.reload} />
               ))}
             </ul>
           )}
