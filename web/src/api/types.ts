@@ -28,7 +28,6 @@ export type OptionSummary = Schemas['Option'];
 export type MarketSummary = Schemas['EventListItem'];
 export type MarketDetail = Schemas['Event'];
 export type OptionDetail = MarketDetail['options'][number];
-export type PricePoint = OptionDetail['priceHistory'][number];
 export type EventStatus = MarketSummary['status'];
 export type Resolution = OptionSummary['resolution'];
 
@@ -36,7 +35,6 @@ export type OrderBook = Schemas['OrderBook'];
 export type BookLevel = OrderBook['yes']['bids'][number];
 
 export type Order = Schemas['Order'];
-export type OrderStatus = Order['status'];
 export type Side = Order['side'];
 export type Action = Order['action'];
 export type OrderResult = Schemas['PlacedOrder'];
@@ -51,23 +49,16 @@ export type Webhook = Schemas['WebhookSubscription'];
 export type CreatedWebhook = Schemas['CreatedWebhookSubscription'];
 export type WebhookEventType = NonNullable<Schemas['CreateWebhookRequest']['events']>[number];
 export type Preferences = Schemas['Preferences'];
-export type Notification = Schemas['Notification'];
-export type NotificationFeed = Answer<'listNotifications'>;
 
-export type Author = Schemas['Author'];
 export type Post = Schemas['Post'];
 export type Comment = Schemas['Comment'];
 export type PublicProfile = Schemas['Profile'];
 
-export type NewsItem = Schemas['NewsItem'];
 export type News = Answer<'getEventNews'>;
 export type Sponsor = NonNullable<Answer<'getEventSponsor'>['sponsor']>;
 
 export type Leaderboard = Schemas['Leaderboard'];
-export type Ranked = Leaderboard['profit'][number];
 export type Tournament = Schemas['Tournament'];
-export type TournamentStatus = Tournament['status'];
-export type TournamentDetail = Schemas['TournamentDetail'];
 export type Challenge = Schemas['Challenge'];
 
 export type Xp = Schemas['Xp'];
