@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectInvariants, type TestApp } from '../support/app.js';
+import { webhookViolations } from '../support/contract.js';
 import { ADMIN_EMAIL, createMarket, limitOrder, marketTrade } from '../support/exchange.js';
 import { bearer, newUser, type TestUser } from '../support/factories.js';
 import { type Receiver, startReceiver, verifyWebhook } from '../support/webhook-receiver.js';
@@ -210,6 +211,7 @@ describe('cancellations and expiries', () => {
 
     expect(r.received.map((w) => w.json.type).sort()).toEqual(['order.cancelled', 'order.expired']);
     for (const w of r.received) expect(verifyWebhook(sub.secret, w.headers, w.body)).toBe(true);
+    expect(r.received.flatMap((w) => webhookViolations(t.app, w.body))).toEqual([]);
     const expired = r.received.find((w) => w.json.type === 'order.expired')!.json.data;
     expect(expired).toMatchObject({
       order: { id: expiring.json().id, side: 'NO', status: 'expired', remainingQuantity: 2 },

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectInvariants } from '../support/app.js';
+import { webhookViolations } from '../support/contract.js';
 import { ADMIN_EMAIL, createMarket, limitOrder, marketTrade } from '../support/exchange.js';
 import { bearer, newUser, type TestUser } from '../support/factories.js';
 import { type Receiver, startReceiver, verifyWebhook } from '../support/webhook-receiver.js';
@@ -13,7 +14,11 @@ beforeAll(async () => {
   admin = await newUser(t.app, { email: ADMIN_EMAIL });
 });
 afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
+  const closing = receivers.splice(0);
+  await Promise.all(closing.map((r) => r.close()));
+  // Every delivery, of every test, is what the document's `webhooks` section says it is.
+  const bodies = closing.flatMap((r) => r.received.map((w) => w.body));
+  expect(bodies.flatMap((body) => webhookViolations(t.app, body))).toEqual([]);
 });
 afterAll(async () => {
   await expectInvariants(t.database);
@@ -192,6 +197,61 @@ describe('signed deliveries to a real receiver', () => {
     });
     for (const w of r.received) expect(verifyWebhook(sub.secret, w.headers, w.body)).toBe(true);
     await expectInvariants(t.database);
+  });
+});
+
+describe('every event type as the document describes it', () => {
+  it('delivers a protection that sold and a settlement that paid, with the documented data', async () => {
+    const r = await receiver();
+    const market = await createMarket(t.app, admin.token);
+    const optionId = market.options[0]!.id;
+    const [holder, seller, bidder] = [await newUser(t.app), await newUser(t.app), await newUser(t.app)];
+    await subscribe(holder, r.url, ['position.protection_triggered']);
+    await subscribe(bidder, r.url, ['market.settled']);
+    const order = (user: TestUser, side: 'YES' | 'NO', quantity: number, price: number) =>
+      limitOrder(t.app, user.token, { optionId, side, action: 'BUY', quantity, price });
+
+    await order(seller, 'NO', 10, 40);
+    expect((await order(holder, 'YES', 10, 60)).json().status).toBe('filled');
+    const positions = await t.app.inject({ url: '/api/positions', headers: bearer(holder.token) });
+    const positionId = positions.json().data[0].id as string;
+    const protect = await t.app.inject({
+      method: 'POST',
+      url: `/api/positions/${positionId}/protections`,
+      headers: bearer(holder.token),
+      payload: { stopLossProbBps: 5000 },
+    });
+    expect(protect.statusCode).toBe(200);
+    await order(bidder, 'YES', 10, 45);
+    // A trade at 50¢ crosses the stop-loss: the holder's 10 shares go to the bidder at 45¢.
+    const [maker, taker] = [await newUser(t.app), await newUser(t.app)];
+    await order(maker, 'YES', 1, 50);
+    expect((await order(taker, 'NO', 1, 50)).json().status).toBe('filled');
+
+    for (const step of ['close', 'resolve', 'settle'] as const) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/admin/events/${market.id}/${step}`,
+        headers: bearer(admin.token),
+        ...(step === 'resolve' ? { payload: { outcomes: [{ optionId, outcome: 'YES' }] } } : {}),
+      });
+      expect(res.statusCode, step).toBe(200);
+    }
+    await deliver();
+
+    const ofType = (type: string) => r.received.filter((w) => w.json.type === type).map((w) => w.json.data);
+    expect(ofType('position.protection_triggered')).toEqual([
+      expect.objectContaining({
+        positionId,
+        trigger: 'stop_loss',
+        outcome: 'sold',
+        soldQuantity: 10,
+        averagePriceCents: 45,
+      }),
+    ]);
+    expect(ofType('market.settled')).toEqual([
+      expect.objectContaining({ eventId: market.id, payoutCents: 1_000, pnlCents: 1_000 - 450 }),
+    ]);
   });
 });
 

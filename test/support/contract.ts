@@ -1,4 +1,4 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -29,6 +29,13 @@ export function closeObjects(schema: unknown): unknown {
     out.additionalProperties = false;
   }
   return out;
+}
+
+/** One schema error in words: where, what, and the undeclared field if that is it. */
+function describe(e: ErrorObject): string {
+  const field =
+    e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : '';
+  return `${e.instancePath || '/'} ${e.message}${field}`;
 }
 
 const pointer = (...parts: string[]) =>
@@ -63,6 +70,17 @@ export class ContractChecker {
       this.validators.set(ref, validate);
     }
     return validate;
+  }
+
+  /** What is wrong with one webhook delivery's body: an undeclared type, or a body that does not match. */
+  checkWebhook(body: string): string[] {
+    const type = (JSON.parse(body) as { type?: unknown }).type;
+    const webhooks = (this.document.webhooks ?? {}) as Record<string, unknown>;
+    if (typeof type !== 'string' || !webhooks[type]) return [`webhook ${String(type)}: type not declared`];
+    const ref = `openapi.json#/${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}`;
+    const validate = this.validator(ref);
+    if (validate(JSON.parse(body))) return [];
+    return (validate.errors ?? []).slice(0, 5).map((e) => `webhook ${type}: ${describe(e)}`);
   }
 
   /** What is wrong with one response, or an empty list. */
@@ -119,16 +137,17 @@ export class ContractChecker {
     const ref = `openapi.json#/${pointer('paths', path, method.toLowerCase(), 'responses', responseKey, 'content', contentType, 'schema')}`;
     const validate = this.validator(ref);
     if (!validate(value)) {
-      const details = (validate.errors ?? [])
-        .slice(0, 5)
-        .map(
-          (e) =>
-            `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
-        );
+      const details = (validate.errors ?? []).slice(0, 5).map(describe);
       problems.push(`${where}: body does not match: ${details.join('; ')}`);
     }
     return problems;
   }
+}
+
+/** What is wrong with one delivered webhook body against the document's `webhooks` section, or an empty list. */
+export function webhookViolations(app: FastifyInstance, body: string): string[] {
+  const document = app.swagger() as unknown as Json;
+  return checkerOf(document).checkWebhook(body);
 }
 
 /** One checker per distinct document, shared by the apps of a test file (compiled validators are reused). */
