@@ -62,6 +62,23 @@ describe('market page in a browser', () => {
     });
   }
 
+  /** An open market of one option with house liquidity, made by the admin. */
+  async function openMarket(title: string, label: string) {
+    return call<{ id: string; slug: string; options: { id: string }[] }>(
+      'POST',
+      '/api/admin/events',
+      admin.token,
+      {
+        title,
+        category: 'economics',
+        description: 'Resolved by the operator at once.',
+        closesAt: new Date(Date.now() + 86_400_000).toISOString(),
+        options: [{ label, liquidityCents: 50_000 }],
+        open: true,
+      },
+    );
+  }
+
   async function signIn(target: Page, session: Session): Promise<void> {
     await target.goto('/');
     await target.evaluate(`localStorage.setItem('pmx.session', ${JSON.stringify(session.token)})`);
@@ -204,19 +221,7 @@ describe('market page in a browser', () => {
   });
 
   it('shows a resolved market as resolved: the outcome, payouts at 100¢, no ticket or book, and a dispute', async () => {
-    const created = await call<{ id: string; slug: string; options: { id: string }[] }>(
-      'POST',
-      '/api/admin/events',
-      admin.token,
-      {
-        title: 'Will the e2e suite pass today?',
-        category: 'economics',
-        description: 'Resolved by the operator at once.',
-        closesAt: new Date(Date.now() + 86_400_000).toISOString(),
-        options: [{ label: 'Passes', liquidityCents: 50_000 }],
-        open: true,
-      },
-    );
+    const created = await openMarket('Will the e2e suite pass today?', 'Passes');
     resolvedSlug = created.slug;
     await marketBuy(trader, created.options[0]!.id, 10);
     await call('POST', `/api/admin/events/${created.id}/close`, admin.token);
@@ -249,19 +254,7 @@ describe('market page in a browser', () => {
   });
 
   it('offers the dispute to a former holder who sold out, and not to a trader who never held the market', async () => {
-    const created = await call<{ id: string; slug: string; options: { id: string }[] }>(
-      'POST',
-      '/api/admin/events',
-      admin.token,
-      {
-        title: 'Will the former holder be heard?',
-        category: 'economics',
-        description: 'Resolved by the operator at once.',
-        closesAt: new Date(Date.now() + 86_400_000).toISOString(),
-        options: [{ label: 'Heard', liquidityCents: 50_000 }],
-        open: true,
-      },
-    );
+    const created = await openMarket('Will the former holder be heard?', 'Heard');
     const optionId = created.options[0]!.id;
     await marketBuy(other, optionId, 5);
     await call('POST', '/api/trades', other.token, {
