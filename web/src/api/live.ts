@@ -210,6 +210,7 @@ export function useMarketTrades(
             optionId,
             yesPriceCents: trade.yesPriceCents,
             quantity: trade.quantity,
+            takerSide: trade.takerSide,
             at: trade.at,
           })),
         );

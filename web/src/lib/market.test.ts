@@ -28,9 +28,9 @@ const market = {
 describe('following the stream', () => {
   it('moves price, chance and chart with each new trade and skips trades the read already holds', () => {
     const next = withLiveTrades(market, [
-      { optionId: '1', yesPriceCents: 50, quantity: 5, at: '2026-01-01T09:00:00.000Z' },
-      { optionId: '1', yesPriceCents: 65, quantity: 5, at: '2026-01-01T11:00:00.000Z' },
-      { optionId: '1', yesPriceCents: 49, quantity: 5, at: '2026-01-01T12:00:00.000Z' },
+      { optionId: '1', yesPriceCents: 50, quantity: 5, takerSide: 'YES', at: '2026-01-01T09:00:00.000Z' },
+      { optionId: '1', yesPriceCents: 65, quantity: 5, takerSide: 'YES', at: '2026-01-01T11:00:00.000Z' },
+      { optionId: '1', yesPriceCents: 49, quantity: 4, takerSide: 'NO', at: '2026-01-01T12:00:00.000Z' },
     ]);
     const moved = next.options[0]!;
     expect(moved).toMatchObject({
@@ -38,6 +38,9 @@ describe('following the stream', () => {
       noPriceCents: 51,
       probabilityBps: 4900,
       lastYesPriceCents: 49,
+      // The two trades after the read: 5 × 65¢ taken on YES and 4 × 51¢ on NO; the first is already counted.
+      volumeShares: 9,
+      volumeCents: 5 * 65 + 4 * 51,
     });
     expect(moved.priceHistory.map((point) => point.yesPriceCents)).toEqual([59, 65, 49]);
     expect(next.options[1]).toBe(market.options[1]);

@@ -5,12 +5,20 @@ export interface LiveTrade {
   optionId: string;
   yesPriceCents: number;
   quantity: number;
+  /** The side the taker traded: volume counts what the taker paid or got, at that side's price. */
+  takerSide: Side;
   at: string;
 }
 
+/** What a trade adds to its option's volume in cents: the taker's side price times the shares, as the service counts. */
+function takerNotionalCents(trade: LiveTrade): number {
+  const price = trade.takerSide === 'YES' ? trade.yesPriceCents : 100 - trade.yesPriceCents;
+  return price * trade.quantity;
+}
+
 /**
- * The market as last read, with the trades heard since: each option's price and chance follow its latest trade
- * and its chart gains a point per trade. Trades the read already holds (at or before its last point) are skipped.
+ * The market as last read, with the trades heard since: each option's price and chance follow its latest trade,
+ * its volume grows by each, and its chart gains a point per trade. Trades the read already holds (at or before its last point) are skipped.
  */
 export function withLiveTrades(market: MarketDetail, trades: LiveTrade[]): MarketDetail {
   if (trades.length === 0) return market;
@@ -27,6 +35,8 @@ export function withLiveTrades(market: MarketDetail, trades: LiveTrade[]): Marke
       const price = latest.yesPriceCents;
       return {
         ...option,
+        volumeShares: option.volumeShares + fresh.reduce((sum, trade) => sum + trade.quantity, 0),
+        volumeCents: option.volumeCents + fresh.reduce((sum, trade) => sum + takerNotionalCents(trade), 0),
         yesPriceCents: price,
         noPriceCents: 100 - price,
         lastYesPriceCents: price,
