@@ -228,11 +228,14 @@ async function main(): Promise<number> {
       const snapshotsBefore = followers.map((follower) => follower.snapshots);
       await fault.make();
       const recoveryMs = await recover(apis, probeToken, probeOption);
+      const due = await dueOrder(apis[0] as Api, probeToken, probeOption, direct);
       const jobsBefore = await Promise.all(apis.map(jobRuns));
       await sleep(steadyMs);
       const jobsAfter = await Promise.all(apis.map(jobRuns));
       if (jobsAfter.some((runs, i) => runs <= (jobsBefore[i] as number)))
         failures.push(`${fault.name}: the background jobs did not run again after it`);
+      if (!(await expiredSoon(due, direct)))
+        failures.push(`${fault.name}: the expiry job did not expire an order that fell due after it`);
       if (
         fault.dropsListening &&
         followers.some((follower, i) => follower.snapshots <= (snapshotsBefore[i] ?? 0))
@@ -548,6 +551,35 @@ function summarise(
     resynced,
     codes: codesOf(seen.filter((o) => o.status === 503 && o.path !== '/readyz')),
   };
+}
+
+type Direct = <T>(use: (client: pg.Client) => Promise<T>) => Promise<T>;
+
+/** A probe's limit order placed after a fault and made due at once, for the expiry job to expire; null if refused. */
+async function dueOrder(api: Api, token: string, optionId: string, direct: Direct): Promise<string | null> {
+  const body = { optionId, side: 'YES', action: 'BUY', quantity: 1, limitPriceCents: 1, expiresInHours: 1 };
+  const response = await placeOrder(api, token, '/api/limit-orders', {
+    ...body,
+    clientOrderId: `expiry-${sequence++}`,
+  });
+  if (response?.status !== 201) return null;
+  const id = (response.body as { id: string }).id;
+  await direct((client) =>
+    client.query("UPDATE orders SET expires_at = now() - interval '1 second' WHERE id = $1", [id]),
+  );
+  return id;
+}
+
+/** Whether the expiry job expired the order within 5 s: a job's effect, not only its run count. */
+async function expiredSoon(id: string | null, direct: Direct): Promise<boolean> {
+  if (id === null) return false;
+  const started = performance.now();
+  while (performance.now() - started < 5_000) {
+    const { rows } = await direct((client) => client.query('SELECT status FROM orders WHERE id = $1', [id]));
+    if (rows[0]?.status === 'expired') return true;
+    await sleep(100);
+  }
+  return false;
 }
 
 /** Job runs that did not fail, from an instance's /metrics. */
