@@ -48,3 +48,39 @@ export function AdminLayout() {
 export function StatusPill({ status }: { status: string }) {
   return <span className={`status-pill ${status}`}>{status}</span>;
 }
+
+/**
+ * A console queue's heading with its status filter: `statuses` in order, and `all` sending the value `allValue`.
+ */
+export function QueueHeading<S extends string>({
+  id,
+  title,
+  status,
+  statuses,
+  allValue,
+  onStatus,
+}: {
+  id: string;
+  title: string;
+  status: S;
+  statuses: readonly S[];
+  allValue: S;
+  onStatus: (status: S) => void;
+}) {
+  return (
+    <div className="section-head">
+      <h2 id={`${id}-heading`}>{title}</h2>
+      <div className="field inline">
+        <label htmlFor={`${id}-status`}>Status</label>
+        <select id={`${id}-status`} value={status} onChange={(e) => onStatus(e.target.value as S)}>
+          {statuses.map((value) => (
+            <option key={value} value={value}>
+              {value}
+            </option>
+          ))}
+          <option value={allValue}>all</option>
+        </select>
+      </div>
+    </div>
+  );
+}

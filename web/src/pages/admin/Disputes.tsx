@@ -8,7 +8,7 @@ import { PagedList } from '../../components/Paged';
 import { Loaded } from '../../components/Status';
 import { formatDate } from '../../lib/format';
 import { useApi, useDocumentTitle, usePagedApi } from '../../lib/hooks';
-import { StatusPill } from './AdminLayout';
+import { QueueHeading, StatusPill } from './AdminLayout';
 
 function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => void }) {
   const event = useApi('/api/admin/events/{id}', { params: { path: { id: dispute.eventId } } });
@@ -98,23 +98,15 @@ export function AdminDisputesPage() {
   const [status, setStatus] = useState<Dispute['status'] | ''>('pending');
   const disputes = usePagedApi('/api/admin/disputes', { params: { query: { status: status || undefined } } });
   return (
-    <section className="card" aria-labelledby="disputes-heading">
-      <div className="section-head">
-        <h2 id="disputes-heading">Disputes</h2>
-        <div className="field inline">
-          <label htmlFor="dispute-status">Status</label>
-          <select
-            id="dispute-status"
-            value={status}
-            onChange={(e) => setStatus(e.target.value as typeof status)}
-          >
-            <option value="pending">pending</option>
-            <option value="upheld">upheld</option>
-            <option value="rejected">rejected</option>
-            <option value="">all</option>
-          </select>
-        </div>
-      </div>
+    <section className="card" aria-labelledby="dispute-heading">
+      <QueueHeading
+        id="dispute"
+        title="Disputes"
+        status={status}
+        statuses={['pending', 'upheld', 'rejected'] as const}
+        allValue={''}
+        onStatus={setStatus}
+      />
       <PagedList list={disputes} empty="No disputes.">
         {(items) => (
           <ul className="plain rows">

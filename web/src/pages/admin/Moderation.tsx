@@ -6,7 +6,7 @@ import { ConfirmButton } from '../../components/Confirm';
 import { PagedList } from '../../components/Paged';
 import { formatDate, localDateTime } from '../../lib/format';
 import { useDocumentTitle, usePagedApi } from '../../lib/hooks';
-import { StatusPill } from './AdminLayout';
+import { QueueHeading, StatusPill } from './AdminLayout';
 
 const ACTIONS = {
   dismiss: 'Nothing is removed; the report is closed.',
@@ -64,22 +64,15 @@ export function AdminReportsPage() {
   const [status, setStatus] = useState<'open' | 'resolved' | 'all'>('open');
   const reports = usePagedApi('/api/admin/reports', { params: { query: { status } } });
   return (
-    <section className="card" aria-labelledby="reports-heading">
-      <div className="section-head">
-        <h2 id="reports-heading">Reports</h2>
-        <div className="field inline">
-          <label htmlFor="report-status">Status</label>
-          <select
-            id="report-status"
-            value={status}
-            onChange={(e) => setStatus(e.target.value as typeof status)}
-          >
-            <option value="open">open</option>
-            <option value="resolved">resolved</option>
-            <option value="all">all</option>
-          </select>
-        </div>
-      </div>
+    <section className="card" aria-labelledby="report-heading">
+      <QueueHeading
+        id="report"
+        title="Reports"
+        status={status}
+        statuses={['open', 'resolved'] as const}
+        allValue={'all'}
+        onStatus={setStatus}
+      />
       <PagedList list={reports} empty="No reports.">
         {(items) => (
           <ul className="plain rows">
@@ -187,23 +180,15 @@ export function AdminSuggestionsPage() {
     params: { query: { status: status || undefined } },
   });
   return (
-    <section className="card" aria-labelledby="suggestions-heading">
-      <div className="section-head">
-        <h2 id="suggestions-heading">Market suggestions</h2>
-        <div className="field inline">
-          <label htmlFor="suggestion-status">Status</label>
-          <select
-            id="suggestion-status"
-            value={status}
-            onChange={(e) => setStatus(e.target.value as typeof status)}
-          >
-            <option value="pending">pending</option>
-            <option value="approved">approved</option>
-            <option value="rejected">rejected</option>
-            <option value="">all</option>
-          </select>
-        </div>
-      </div>
+    <section className="card" aria-labelledby="suggestion-heading">
+      <QueueHeading
+        id="suggestion"
+        title="Market suggestions"
+        status={status}
+        statuses={['pending', 'approved', 'rejected'] as const}
+        allValue={''}
+        onStatus={setStatus}
+      />
       <PagedList list={suggestions} empty="No suggestions.">
         {(items) => (
           <ul className="plain rows">
