@@ -5,6 +5,7 @@ import {
   freePort,
   inParallel,
   openMarkets,
+  randomOrder,
   runAudit,
   type ServerProcess,
   seededRandom,
@@ -208,23 +209,13 @@ async function runLoad(
         }
         const clientOrderId = `r${round}-w${worker}-${next++}`;
         const optionId = optionIds[Math.floor(random() * optionIds.length)] as string;
-        const side = random() < 0.5 ? 'YES' : 'NO';
-        const action = roll < 0.3 ? 'SELL' : 'BUY';
-        const quantity = 1 + Math.floor(random() * 5);
-        const market = roll > 0.8;
-        const body = market
-          ? { optionId, side, action, quantity, priceCents: action === 'BUY' ? 90 : 10, clientOrderId }
-          : {
-              optionId,
-              side,
-              action,
-              quantity,
-              limitPriceCents: 35 + Math.floor(random() * 30),
-              clientOrderId,
-            };
-        const result = await send(() =>
-          api.request('POST', market ? '/api/trades' : '/api/limit-orders', { token, body }),
+        const { path, body } = randomOrder(
+          random,
+          { market: roll > 0.8, sell: roll < 0.3 },
+          optionId,
+          clientOrderId,
         );
+        const result = await send(() => api.request('POST', path, { token, body }));
         if (result === 'died') {
           inFlight.push({ round, kind: 'order', clientOrderId });
           return;
@@ -242,7 +233,7 @@ async function runLoad(
           }
         } else if (result.status >= 500) {
           failures.push(
-            `${market ? 'trade' : 'limit order'} ${clientOrderId}: ${result.status} ${JSON.stringify(result.body)}`,
+            `${path === '/api/trades' ? 'trade' : 'limit order'} ${clientOrderId}: ${result.status} ${JSON.stringify(result.body)}`,
           );
         } else {
           counts.rejected += 1;

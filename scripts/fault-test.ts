@@ -9,6 +9,7 @@ import {
   inParallel,
   type JsonResponse,
   openMarkets,
+  randomOrder,
   runAudit,
   type ServerProcess,
   seededRandom,
@@ -405,22 +406,9 @@ async function runLoad(apis: Api[], tokens: string[], optionIds: string[], done:
           const path = reads[Math.floor(random() * reads.length)] as string;
           await send(api, 'GET', path);
         } else {
-          const market = roll > 0.85;
-          const side = random() < 0.5 ? 'YES' : 'NO';
-          const action = roll < 0.4 ? 'SELL' : 'BUY';
-          const quantity = 1 + Math.floor(random() * 5);
-          const clientOrderId = `f${worker}-${sequence++}`;
-          const body = market
-            ? { optionId, side, action, quantity, priceCents: action === 'BUY' ? 90 : 10, clientOrderId }
-            : {
-                optionId,
-                side,
-                action,
-                quantity,
-                limitPriceCents: 35 + Math.floor(random() * 30),
-                clientOrderId,
-              };
-          const response = await placeOrder(api, token, market ? '/api/trades' : '/api/limit-orders', body);
+          const kind = { market: roll > 0.85, sell: roll < 0.4 };
+          const { path, body } = randomOrder(random, kind, optionId, `f${worker}-${sequence++}`);
+          const response = await placeOrder(api, token, path, body);
           const placed = response?.status === 201 ? (response.body as { id: string; status: string }) : null;
           if (placed && (placed.status === 'open' || placed.status === 'partially_filled'))
             open.set(token, [...mine, placed.id]);

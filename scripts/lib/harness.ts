@@ -268,3 +268,22 @@ export function verdict(name: string, failures: string[], log: (line: string) =>
   log(`\n${name} passed`);
   return 0;
 }
+
+/**
+ * A random order of the load scripts' mix: a market order (a trade at a worst price of 90 to buy or 10 to sell) or
+ * a limit order priced 35 to 64; `roll` picks the kind and the direction, `random` the side, size and price.
+ */
+export function randomOrder(
+  random: () => number,
+  roll: { market: boolean; sell: boolean },
+  optionId: string,
+  clientOrderId: string,
+): { path: '/api/trades' | '/api/limit-orders'; body: Record<string, unknown> } {
+  const side = random() < 0.5 ? 'YES' : 'NO';
+  const action = roll.sell ? 'SELL' : 'BUY';
+  const quantity = 1 + Math.floor(random() * 5);
+  const order = { optionId, side, action, quantity, clientOrderId };
+  return roll.market
+    ? { path: '/api/trades', body: { ...order, priceCents: action === 'BUY' ? 90 : 10 } }
+    : { path: '/api/limit-orders', body: { ...order, limitPriceCents: 35 + Math.floor(random() * 30) } };
+}
