@@ -19,6 +19,7 @@ import { notificationsRoutes } from './modules/notifications/routes.js';
 import { profileModule } from './modules/profile/module.js';
 import { socialModule } from './modules/social/module.js';
 import { streamRoutes } from './modules/stream/routes.js';
+import { conversionRoutes } from './modules/trading/conversion-routes.js';
 import { tradingRoutes } from './modules/trading/routes.js';
 import { webApp } from './modules/web/plugin.js';
 import { webhooksRoutes } from './modules/webhooks/module.js';
@@ -146,9 +147,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onClose', () => services.stopListening());
   app.addHook('onSend', async (request) => marketReads.afterResponse(request.method));
   const { gamification, profile, social, competitions, flags, integrations, webhooks, automation } = services;
-  if (config.seedDemo && database.kind === 'pglite' && (await markets.isEmpty())) {
+  if (config.seedDemo && database.kind === 'pglite' && (await markets.catalogue.isEmpty())) {
     const loaded = await seedDemo({
-      markets,
+      markets: markets.editing,
       accounts,
       discussion: social.discussion,
       tournaments: competitions.tournaments,
@@ -174,7 +175,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(accountsRoutes, { accounts });
   await app.register(notificationsRoutes, { notifications });
   await app.register(marketsRoutes, { markets, reads: marketReads });
-  await app.register(tradingRoutes, { trading, markets });
+  await app.register(tradingRoutes, { trading, markets: markets.catalogue });
+  await app.register(conversionRoutes, { trading });
   await app.register(adminRoutes, { markets, audit: services.audit });
   await app.register(streamRoutes, {
     stream,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import type { Outcome } from '../exchange/positions.js';
 import { seedDemoCatalogue } from '../modules/markets/demo.js';
-import type { NewEventInput } from '../modules/markets/service.js';
+import type { NewEventInput } from '../modules/markets/editing.js';
 import { loadConfig } from '../platform/config.js';
 import { AppError } from '../platform/errors.js';
 import { createMetrics } from '../platform/metrics.js';
@@ -35,7 +35,7 @@ const print = (value: unknown): void => {
 };
 
 async function outcomesFor(eventRef: string, pairs: string[]) {
-  const event = await markets.adminView(await markets.findEventIdBySlugOrId(eventRef));
+  const event = await markets.catalogue.adminView(await markets.catalogue.findEventIdBySlugOrId(eventRef));
   return pairs.map((pair) => {
     const [ref, outcome] = pair.split('=');
     const option = event.options.find((o) => o.id === ref || o.label.toLowerCase() === ref?.toLowerCase());
@@ -47,38 +47,40 @@ async function outcomesFor(eventRef: string, pairs: string[]) {
 
 async function run(args: string[]): Promise<void> {
   const [command, ...rest] = args;
-  const event = async () => markets.findEventIdBySlugOrId(rest[0] ?? '');
+  const event = async () => markets.catalogue.findEventIdBySlugOrId(rest[0] ?? '');
   switch (command) {
     case 'events':
-      return print((await markets.adminList(200, undefined, rest[0])).data);
+      return print((await markets.catalogue.adminList(200, undefined, rest[0])).data);
     case 'show':
-      return print(await markets.adminView(await event()));
+      return print(await markets.catalogue.adminView(await event()));
     case 'create-event': {
       const source = rest[0] ?? '';
       const text = source.trim().startsWith('{') ? source : readFileSync(source, 'utf8');
-      return print(await markets.createEvent(JSON.parse(text) as NewEventInput));
+      return print(await markets.editing.createEvent(JSON.parse(text) as NewEventInput));
     }
     case 'open':
-      return print(await markets.openEvent(await event()));
+      return print(await markets.lifecycle.openEvent(await event()));
     case 'close':
-      return print(await markets.closeEvent(await event()));
+      return print(await markets.lifecycle.closeEvent(await event()));
     case 'resolve':
       return print(
-        await markets.resolveEvent(await event(), await outcomesFor(rest[0] ?? '', rest.slice(1))),
+        await markets.lifecycle.resolveEvent(await event(), await outcomesFor(rest[0] ?? '', rest.slice(1))),
       );
     case 'settle':
-      return print(await markets.settleEvent(await event()));
+      return print(await markets.lifecycle.settleEvent(await event()));
     case 'disputes':
-      return print((await markets.listDisputes((rest[0] as 'pending' | undefined) ?? null, 200)).data);
+      return print(
+        (await markets.disputes.listDisputes((rest[0] as 'pending' | undefined) ?? null, 200)).data,
+      );
     case 'decide-dispute': {
       const [id, decision, ...more] = rest;
       const noteAt = more.indexOf('--note');
       const note = noteAt >= 0 ? more[noteAt + 1] : undefined;
       const pairs = more.filter((_, i) => noteAt < 0 || (i !== noteAt && i !== noteAt + 1));
-      const dispute = (await markets.listDisputes(null, 200)).data.find((d) => d.id === id);
+      const dispute = (await markets.disputes.listDisputes(null, 200)).data.find((d) => d.id === id);
       if (!dispute) throw new Error(`no dispute ${id}`);
       return print(
-        await markets.decideDispute(null, Number(id), {
+        await markets.disputes.decideDispute(null, Number(id), {
           decision: decision as 'upheld' | 'rejected',
           note,
           outcomes: pairs.length ? await outcomesFor(dispute.eventId, pairs) : undefined,
@@ -89,7 +91,7 @@ async function run(args: string[]): Promise<void> {
       return print({ email: rest[0], promoted: await accounts.promoteToAdmin(rest[0] ?? '') });
     }
     case 'seed-demo':
-      return print({ loaded: await seedDemoCatalogue(markets) });
+      return print({ loaded: await seedDemoCatalogue(markets.editing) });
     default:
       process.stdout.write(`${USAGE}\n`);
       if (command && command !== 'help') process.exitCode = 2;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AccountsService } from '../accounts/service.js';
 import type { TournamentsService } from '../competitions/tournaments.js';
 import type { DiscussionService } from '../social/discussion.js';
-import type { MarketsService, NewEventInput } from './service.js';
+import type { MarketEditing, NewEventInput } from './editing.js';
 
 const DAY = 86_400_000;
 
@@ -77,7 +77,7 @@ export function demoCatalogue(now = Date.now()): NewEventInput[] {
   ];
 }
 
-export async function seedDemoCatalogue(markets: MarketsService): Promise<number> {
+export async function seedDemoCatalogue(markets: Pick<MarketEditing, 'createEvent'>): Promise<number> {
   const events = demoCatalogue();
   for (const event of events) await markets.createEvent(event);
   return events.length;
@@ -110,7 +110,7 @@ const DEMO_POSTS: { author: (typeof DEMO_TRADERS)[number]; eventSlug: string; te
 ];
 
 export interface DemoServices {
-  markets: MarketsService;
+  markets: Pick<MarketEditing, 'createEvent'>;
   accounts: Pick<AccountsService, 'register'>;
   discussion: Pick<DiscussionService, 'createPost'>;
   tournaments: Pick<TournamentsService, 'create' | 'join'>;

@@ -1,0 +1,29 @@
+import { LRUCache } from 'lru-cache';
+import type { Queryable } from '../../platform/db/types.js';
+import type { MarketRef, TradingRepository } from './repository.js';
+
+/**
+ * Which market each option trades in, remembered. Whether an event is exclusive is fixed once it opens; a draft may
+ * still change, and an order that queued for the wrong market is sent back by the pipeline (`reroute`) to look again.
+ */
+export class MarketDirectory {
+  private readonly known = new LRUCache<number, MarketRef>({ max: 10_000 });
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly trading: TradingRepository,
+  ) {}
+
+  /** The option's market; an unknown option is its own (the pipeline then answers that it does not exist). */
+  async of(optionId: number): Promise<MarketRef> {
+    const known = this.known.get(optionId);
+    if (known) return known;
+    const ref = (await this.trading.marketOf(this.db, optionId)) ?? { kind: 'option', optionId };
+    this.known.set(optionId, ref);
+    return ref;
+  }
+
+  forget(optionId: number): void {
+    this.known.delete(optionId);
+  }
+}
