@@ -14,11 +14,14 @@ export class MarketDirectory {
     private readonly trading: TradingRepository,
   ) {}
 
-  /** The option's market; an unknown option is its own (the pipeline then answers that it does not exist). */
-  async of(optionId: number): Promise<MarketRef> {
+  /**
+   * The option's market; an unknown option is its own (the pipeline then answers that it does not exist). Inside a
+   * transaction, pass it: the embedded database has one connection, which the transaction holds.
+   */
+  async of(optionId: number, db: Queryable = this.db): Promise<MarketRef> {
     const known = this.known.get(optionId);
     if (known) return known;
-    const ref = (await this.trading.marketOf(this.db, optionId)) ?? { kind: 'option', optionId };
+    const ref = (await this.trading.marketOf(db, optionId)) ?? { kind: 'option', optionId };
     this.known.set(optionId, ref);
     return ref;
   }

@@ -294,16 +294,17 @@ export class TradingRepository {
       ),
       changed_options AS (
         UPDATE options SET amm_yes_shares = v.amm_yes, amm_no_shares = v.amm_no, pool_yes_shares = v.pool_yes,
-          pool_no_shares = v.pool_no, pairs_minted = pairs_minted + v.minted, pairs_merged = pairs_merged + v.merged,
-          volume_shares = volume_shares + v.volume_shares, volume_cents = volume_cents + v.volume_cents,
-          amm_cash_cents = amm_cash_cents + v.house_cash, last_yes_price = coalesce(v.last_price, last_yes_price),
-          book_version = book_version + CASE WHEN v.bump THEN 1 ELSE 0 END
+          pool_no_shares = v.pool_no, pairs_minted = options.pairs_minted + v.minted,
+          pairs_merged = options.pairs_merged + v.merged, volume_shares = options.volume_shares + v.traded_shares,
+          volume_cents = options.volume_cents + v.traded_cents, amm_cash_cents = options.amm_cash_cents + v.house_cash,
+          last_yes_price = coalesce(v.last_price, options.last_yes_price),
+          book_version = options.book_version + CASE WHEN v.bump THEN 1 ELSE 0 END
         FROM unnest(${option('optionId')}::bigint[], ${option('ammYesShares')}::bigint[],
           ${option('ammNoShares')}::bigint[], ${option('poolYesShares')}::bigint[], ${option('poolNoShares')}::bigint[],
           ${option('pairsMinted')}::bigint[], ${option('pairsMerged')}::bigint[], ${option('volumeShares')}::bigint[],
           ${option('volumeCents')}::bigint[], ${option('houseCashCents')}::bigint[], ${option('lastYesPrice')}::int[],
           ${option('bookChanged')}::boolean[])
-          AS v(id, amm_yes, amm_no, pool_yes, pool_no, minted, merged, volume_shares, volume_cents, house_cash,
+          AS v(id, amm_yes, amm_no, pool_yes, pool_no, minted, merged, traded_shares, traded_cents, house_cash,
             last_price, bump)
         WHERE options.id = v.id
         RETURNING options.id, options.book_version

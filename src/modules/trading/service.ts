@@ -156,7 +156,7 @@ export class TradingService {
    * under the same option lock). Listeners run for it as for any order; a refusal is thrown.
    */
   async placeInTransaction(trx: Tx, userId: number, request: OrderRequest): Promise<PlacedOrderView> {
-    const [outcome] = await this.pipeline.runInTransaction(trx, await this.markets.of(request.optionId), [
+    const [outcome] = await this.pipeline.runInTransaction(trx, await this.markets.of(request.optionId, trx), [
       { type: 'place', userId, request, key: null, requestHash: '' },
     ]);
     return (resultOf(outcome) as PlaceResult).body as PlacedOrderView;
@@ -186,7 +186,7 @@ export class TradingService {
    * transaction (for an exclusive event, in all its options at once).
    */
   async closeOption(trx: Tx, optionId: number): Promise<number> {
-    const [outcome] = await this.pipeline.runInTransaction(trx, await this.markets.of(optionId), [
+    const [outcome] = await this.pipeline.runInTransaction(trx, await this.markets.of(optionId, trx), [
       { type: 'close' },
     ]);
     return resultOf(outcome) as number;
