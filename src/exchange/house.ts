@@ -141,3 +141,25 @@ export function apportion(shares: number[], total: number): number[] {
   }
   return whole;
 }
+
+/** The house maker's holding in one option of a market, and the cash it received there (negative: paid). */
+export interface MakerBook {
+  cashCents: number;
+  yesShares: number;
+  noShares: number;
+}
+
+/**
+ * The house maker's result in a market under each outcome that can occur (cents): its cash plus what its inventory
+ * pays. An independent option has two outcomes (YES, NO); an exclusive event one per option winning.
+ */
+export function makerResults(options: MakerBook[], exclusive: boolean): number[] {
+  const cash = options.reduce((sum, o) => sum + o.cashCents, 0);
+  if (!exclusive) {
+    const [option] = options;
+    if (!option) return [];
+    return [cash + PAYOUT_CENTS * option.yesShares, cash + PAYOUT_CENTS * option.noShares];
+  }
+  const noTotal = options.reduce((sum, o) => sum + o.noShares, 0);
+  return options.map((winner) => cash + PAYOUT_CENTS * (winner.yesShares + noTotal - winner.noShares));
+}
