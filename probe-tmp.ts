@@ -1,0 +1,18 @@
+import { createTestApp } from './test/support/app.js';
+import { newUser, bearer } from './test/support/factories.js';
+const t = await createTestApp({ env: { ADMIN_EMAIL: 'admin@example.com', PUBLIC_URL: 'https://x.example.com/base' } });
+const app = t.app;
+const show = (label: string, r: any) => console.log(label, r.statusCode, JSON.stringify(r.headers['retry-after']), r.headers['ratelimit-limit'], r.body.slice(0, 200));
+show('long param', await app.inject({ url: '/api/orderbook/' + '1'.repeat(150) }));
+show('long slug', await app.inject({ url: '/api/events/' + 'a'.repeat(150) }));
+show('trailing', await app.inject({ url: '/api/events/' }));
+show('trailing flags', await app.inject({ url: '/api/flags/' }));
+const u = await newUser(app);
+show('logout json', await app.inject({ method: 'POST', url: '/api/auth/logout', headers: { ...bearer(u.token), 'content-type': 'application/json' } }));
+show('me after', await app.inject({ url: '/api/auth/me', headers: bearer(u.token) }));
+show('deposit', await app.inject({ method: 'POST', url: '/api/deposits', headers: bearer((await newUser(app)).token), payload: { amountCents: 100 } }));
+show('cricket', await app.inject({ url: '/api/cricket/live' }));
+const doc: any = app.swagger();
+console.log(JSON.stringify(doc.servers));
+show('cursor', await app.inject({ url: '/api/trades?cursor=' + Buffer.from('[5]').toString('base64url'), headers: bearer((await newUser(app)).token) }));
+await t.close();
