@@ -13,6 +13,7 @@ import { flagsRoutes } from './modules/flags/routes.js';
 import { gamificationModule } from './modules/gamification/module.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { integrationsRoutes } from './modules/integrations/module.js';
+import { marketDataRoutes } from './modules/market-data/routes.js';
 import { seedDemo } from './modules/markets/demo.js';
 import { marketsRoutes } from './modules/markets/routes.js';
 import { notificationsRoutes } from './modules/notifications/routes.js';
@@ -175,6 +176,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(notificationsRoutes, { notifications });
   await app.register(marketsRoutes, { markets, reads: marketReads });
   await app.register(tradingRoutes, { trading, markets });
+  await app.register(marketDataRoutes, { data: services.marketData, reads: marketReads });
   await app.register(adminRoutes, { markets, audit: services.audit });
   await app.register(streamRoutes, {
     stream,

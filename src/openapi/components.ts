@@ -20,6 +20,15 @@ import { Flag } from '../modules/flags/schemas.js';
 import { BadgesBody, ReferralBody, XpBody } from '../modules/gamification/schemas.js';
 import { NewsItem, NewsSources } from '../modules/integrations/news/schemas.js';
 import {
+  Candle,
+  Candles,
+  Fill,
+  PortfolioHistory,
+  Settlement,
+  TapeTrade,
+  Ticker,
+} from '../modules/market-data/schemas.js';
+import {
   DisputeView,
   EventDetail,
   EventListItem,
@@ -71,6 +80,13 @@ const NAMED: Record<string, TSchema> = {
   Trade: TradeView,
   Position: PositionView,
   Portfolio,
+  Candle,
+  Candles,
+  Ticker,
+  TapeTrade,
+  Fill,
+  Settlement,
+  PortfolioHistory,
   PlaceTradeRequest: TradeBody,
   PlaceLimitOrderRequest: LimitOrderBody,
   Option: OptionView,

@@ -18,6 +18,12 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Markets', description: 'Events, their options, order books, prices and the leaderboard. Public.' },
   { name: 'Trading', description: 'Market trades, limit orders, cancels, executions and positions.' },
   {
+    name: 'Market data',
+    description:
+      'Candles, tickers and the public tape of every option (public, cached), and your fills, settlements and ' +
+      'portfolio history.',
+  },
+  {
     name: 'Account',
     description: 'Registration, sessions, API keys, notifications, preferences and your data.',
   },
