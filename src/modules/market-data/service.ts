@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { ladderLevels, restingLevelsOf } from '../../exchange/ladder.js';
+import type { Side } from '../../exchange/money.js';
 import type { DB } from '../../platform/db/schema.js';
+import type { Tx } from '../../platform/db/types.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { toPage } from '../../platform/http.js';
 import type { LedgerRepository } from '../ledger/repository.js';
@@ -42,16 +44,18 @@ export class MarketDataService {
 
   /** Candles follow every committed change with fills, in its own transaction: a rolled-back trade leaves none. */
   attach(trading: TradingService): void {
-    trading.onBookChanged(async (trx, change) => {
-      if (change.fills.length === 0) return;
-      const fills: CandleFill[] = change.fills.map((fill) => ({
-        yesPriceCents: fill.yesPriceCents,
-        quantity: fill.quantity,
-        takerSide: fill.takerSide,
-        at: Date.parse(fill.at),
-      }));
-      await this.data.recordCandles(trx, change.optionId, candlesOf(fills));
-    });
+    trading.onBookChanged((trx, change) => this.recordFills(trx, change.optionId, change.fills));
+  }
+
+  /** Adds the fills of one committed change (in the order they were made) to the option's candles. */
+  async recordFills(
+    trx: Tx,
+    optionId: number,
+    fills: { yesPriceCents: number; quantity: number; takerSide: Side; at: string }[],
+  ): Promise<void> {
+    if (fills.length === 0) return;
+    const executions: CandleFill[] = fills.map((fill) => ({ ...fill, at: Date.parse(fill.at) }));
+    await this.data.recordCandles(trx, optionId, candlesOf(executions));
   }
 
   /**
