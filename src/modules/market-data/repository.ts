@@ -113,7 +113,8 @@ export class MarketDataRepository {
           : sql`e.status = 'open'`;
     const { rows } = await sql<TickerRow>`
       SELECT o.id, e.slug AS event_slug, o.label, e.status AS event_status, o.last_yes_price, o.liquidity_b,
-        o.amm_offset, o.amm_yes_shares, o.amm_no_shares, o.pairs_minted - o.pairs_merged AS open_interest,
+        o.amm_offset, o.amm_yes_shares, o.amm_no_shares,
+        CASE WHEN e.status = 'settled' THEN 0 ELSE o.pairs_minted - o.pairs_merged END AS open_interest,
         (SELECT json_agg(json_build_array(l.book_side, l.book_price, l.quantity, l.orders)) FROM (
           SELECT book_side, book_price, sum(quantity - filled_quantity) AS quantity, count(*) AS orders
           FROM orders WHERE option_id = o.id AND status IN ('open', 'partially_filled')
