@@ -154,13 +154,15 @@ const transform: NonNullable<FastifyDynamicSwaggerOptions['transform']> = ({ sch
 const UNLIMITED = new Set<string>();
 
 function withHeaders(operationId: string, status: string, response: Json): Json {
-  if (UNLIMITED.has(operationId)) return response;
-  const headers: Json = {
-    'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
-    'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
-    'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
-  };
-  if (status === '429') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+  const headers: Json = UNLIMITED.has(operationId)
+    ? {}
+    : {
+        'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
+        'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
+        'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
+      };
+  if (status === '429' || status === '503')
+    headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
   if (IDEMPOTENT.has(operationId) && status.startsWith('2')) {
     headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   }
@@ -242,8 +244,8 @@ export function swaggerOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
           'Trade YES/NO shares on the options of real-world events. Money is integer cents; prices are ' +
           'cents 1..99 per share (a YES price p is a NO price 100-p); ids are strings. Errors are ' +
           '`{error, code, details}`. Lists take `limit` (1..200, default 50) and `cursor` and return ' +
-          '`{data, nextCursor}`. Every response (health probes aside) carries RateLimit-Limit/Remaining/Reset headers; a 429 carries ' +
-          'Retry-After. The live market-data stream (WebSocket, `/api/stream`) is described by the AsyncAPI ' +
+          '`{data, nextCursor}`. Every response (health probes aside) carries RateLimit-Limit/Remaining/Reset headers; a 429 and every 503 ' +
+          'carry Retry-After. The live market-data stream (WebSocket, `/api/stream`) is described by the AsyncAPI ' +
           'document at `/api/asyncapi.json`.',
       },
       servers: [{ url: publicUrl, description: 'This deployment' }],

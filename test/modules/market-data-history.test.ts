@@ -60,7 +60,9 @@ const option = (market: Market, index: number) => market.options[index]?.id as s
 beforeAll(async () => {
   t = await createTestApp({ env: { ADMIN_EMAIL, TAKER_FEE_BPS: '100' } });
   admin = await newUser(t.app, { email: ADMIN_EMAIL });
-  [alice, bob, carol] = [await newUser(t.app), await newUser(t.app), await newUser(t.app)] as TestUser[];
+  alice = await newUser(t.app);
+  bob = await newUser(t.app);
+  carol = await newUser(t.app);
   match = await createMarket(t.app, admin.token, {
     options: [{ label: 'Home', liquidityCents: 50_000 }, { label: 'Away' }],
   });
