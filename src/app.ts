@@ -28,6 +28,7 @@ import { swaggerOptions } from './openapi/document.js';
 import { authPlugin } from './platform/auth.js';
 import { acceptBodylessRequests } from './platform/bodies.js';
 import type { Config } from './platform/config.js';
+import { bindCursors } from './platform/cursors.js';
 import type { Database } from './platform/db/database.js';
 import { frameworkErrors, registerErrorHandling, ShuttingDownError } from './platform/errors.js';
 import { ErrorBody } from './platform/http.js';
@@ -91,6 +92,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   installValidators(app);
   acceptBodylessRequests(app);
+  bindCursors(app);
   // JSON only (multipart where a route says so): any other body type is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);

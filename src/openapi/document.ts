@@ -2,6 +2,7 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { TSchema } from '@sinclair/typebox';
 import { errors } from '../platform/http.js';
 import { COMPONENT_SCHEMAS, useComponents } from './components.js';
+import { errorCodes } from './error-codes.js';
 import { derivedOperationId, OPERATION_IDS } from './operations.js';
 import { webhooksSection } from './webhooks.js';
 
@@ -190,16 +191,32 @@ function withMedia(key: string, status: string, response: Json): Json {
   return response;
 }
 
+const ERROR_REF = '#/components/schemas/ApiError';
+
+/** An error answer's body: the error shape, with `code` one of the codes this operation answers this status with. */
+function withCodes(operationId: string, method: string, status: string, response: Json): Json {
+  const media = (response.content as Record<string, Json> | undefined)?.['application/json'];
+  if (!media || (media.schema as Json | undefined)?.$ref !== ERROR_REF) return response;
+  const codes = errorCodes(operationId, method, Number(status));
+  if (codes.length === 0) return response;
+  const schema = {
+    allOf: [{ $ref: ERROR_REF }, { required: ['code'], properties: { code: { enum: codes } } }],
+  };
+  return { ...response, content: { 'application/json': { ...media, schema } } };
+}
+
 function finishOperation(method: string, path: string, operation: Json): Json {
   const key = `${method.toUpperCase()} ${path}`;
+  const operationId = String(operation.operationId);
   const responses = (operation.responses ?? {}) as Record<string, Json>;
   const finished: Record<string, Json> = {};
   for (const [status, response] of Object.entries(responses)) {
     const described =
       response.description === 'Default Response' && status.startsWith('2')
-        ? { ...response, description: successDescription(String(operation.operationId)) }
+        ? { ...response, description: successDescription(operationId) }
         : response;
-    finished[status] = withHeaders(String(operation.operationId), status, withMedia(key, status, described));
+    const typed = withCodes(operationId, method, status, withMedia(key, status, described));
+    finished[status] = withHeaders(operationId, status, typed);
   }
   const requestBody = MEDIA[key]?.requestBody ?? operation.requestBody;
   return { ...operation, ...(requestBody ? { requestBody } : {}), responses: finished };
