@@ -264,7 +264,8 @@ export function asyncapiDocument(publicUrl: string): Json {
       exchange: {
         host: url.host,
         protocol: ws,
-        pathname: '/api/stream',
+        // Under PUBLIC_URL's path, as the REST API is.
+        pathname: `${url.pathname.replace(/\/+$/, '')}/api/stream`,
         description:
           'Authenticate (for the user channel only) with `Authorization: Bearer <API key or session token>` or ' +
           '`?token=<key>`.',
