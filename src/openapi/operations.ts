@@ -34,7 +34,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /api/options/{optionId}/candles': 'getCandles',
   'GET /api/tickers': 'listTickers',
   'GET /api/options/{optionId}/trades': 'listOptionTape',
-  'GET /api/events/{slug}/trades': 'listEventTape',
+  'GET /api/events/by-slug/{slug}/trades': 'listEventTape',
   'GET /api/me/fills': 'listFills',
   'GET /api/me/settlements': 'listSettlements',
   'GET /api/me/portfolio-history': 'getPortfolioHistory',

@@ -230,7 +230,7 @@ describe('market data after three days of trading and a settlement', () => {
       expect(tape.reduce((sum, trade) => sum + trade.quantity, 0)).toBe(entry.volumeShares);
       byOption.push(...tape);
     }
-    const eventTape = await all<TapeTrade>(`/api/events/${match.slug}/trades`);
+    const eventTape = await all<TapeTrade>(`/api/events/by-slug/${match.slug}/trades`);
     expect(eventTape).toEqual(byOption.sort((a, b) => Number(b.id) - Number(a.id)));
     const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM fills`.execute(t.database.db);
     const everything = [...eventTape, ...(await tapeOf(option(weather, 0)))];
@@ -241,7 +241,7 @@ describe('market data after three days of trading and a settlement', () => {
     let fees = 0;
     const tapeIds = new Set(
       [
-        ...(await all<TapeTrade>(`/api/events/${match.slug}/trades`)),
+        ...(await all<TapeTrade>(`/api/events/by-slug/${match.slug}/trades`)),
         ...(await tapeOf(option(weather, 0))),
       ].map((trade) => trade.id),
     );

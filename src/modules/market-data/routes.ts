@@ -119,7 +119,7 @@ export const marketDataRoutes: FastifyPluginAsyncTypebox<{
   );
 
   app.get(
-    '/api/events/:slug/trades',
+    '/api/events/by-slug/:slug/trades',
     {
       schema: {
         tags,
