@@ -264,7 +264,8 @@ export function asyncapiDocument(publicUrl: string): Json {
       exchange: {
         host: url.host,
         protocol: ws,
-        pathname: '/api/stream',
+        // Under PUBLIC_URL's path, as the REST API is.
+        pathname: `${url.pathname.replace(/\/+$/, '')}/api/stream`,
         description:
           'Authenticate (for the user channel only) with `Authorization: Bearer <API key or session token>` or ' +
           '`?token=<key>`.',
@@ -293,7 +294,7 @@ export function asyncapiDocument(publicUrl: string): Json {
     operations: {
       subscribeBook: {
         action: 'send',
-        channel: ref('channels', 'book'),
+        channel: { $ref: '#/channels/book' },
         summary: 'Subscribe, unsubscribe or resync a book channel',
         messages: ['subscribe', 'unsubscribe', 'resync'].map((name) => ({
           $ref: `#/channels/book/messages/${name}`,
@@ -301,7 +302,7 @@ export function asyncapiDocument(publicUrl: string): Json {
       },
       receiveBook: {
         action: 'receive',
-        channel: ref('channels', 'book'),
+        channel: { $ref: '#/channels/book' },
         summary: 'Snapshots and deltas of the YES ladder',
         messages: ['snapshot', 'delta', 'streamResync', 'unsubscribed', 'error'].map((name) => ({
           $ref: `#/channels/book/messages/${name}`,
@@ -309,26 +310,26 @@ export function asyncapiDocument(publicUrl: string): Json {
       },
       subscribeTrades: {
         action: 'send',
-        channel: ref('channels', 'trades'),
+        channel: { $ref: '#/channels/trades' },
         messages: ['subscribe', 'unsubscribe'].map((name) => ({
           $ref: `#/channels/trades/messages/${name}`,
         })),
       },
       receiveTrades: {
         action: 'receive',
-        channel: ref('channels', 'trades'),
+        channel: { $ref: '#/channels/trades' },
         messages: ['subscribed', 'trades', 'streamResync', 'unsubscribed', 'error'].map((name) => ({
           $ref: `#/channels/trades/messages/${name}`,
         })),
       },
       subscribeUser: {
         action: 'send',
-        channel: ref('channels', 'user'),
+        channel: { $ref: '#/channels/user' },
         messages: ['subscribe', 'unsubscribe'].map((name) => ({ $ref: `#/channels/user/messages/${name}` })),
       },
       receiveUser: {
         action: 'receive',
-        channel: ref('channels', 'user'),
+        channel: { $ref: '#/channels/user' },
         messages: ['subscribed', 'order', 'fill', 'userResync', 'streamResync', 'unsubscribed', 'error'].map(
           (name) => ({
             $ref: `#/channels/user/messages/${name}`,

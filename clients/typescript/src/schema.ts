@@ -896,6 +896,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events/by-slug/{slug}/trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public tape of an event (all its options)
+         * @description Newest first, cursor-paginated: each execution once, at its YES price, with the side and action of the order that took liquidity (the maker was on the other side). The stream’s `trades:<optionId>` channel carries the same executions live, with the same ids.
+         */
+        get: operations["listEventTape"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/flags": {
         parameters: {
             query?: never;
@@ -1103,6 +1123,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/fills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your fills: every execution of your orders, newest first
+         * @description Each with its order, your role (maker: your order was resting; taker: it took liquidity), your side’s price, the YES price, quantity, notional and fee. `optionId` or `eventSlug` narrows the list. Every field is a single value (no nesting), so a page is a table as it stands.
+         */
+        get: operations["listFills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/followers": {
         parameters: {
             query?: never;
@@ -1175,6 +1215,26 @@ export interface paths {
          * @description Needs the current password (a wrong one: 400 naming `currentPassword`, counted as a failed login, so repeated guesses are throttled with 429). Every other session of the account ends at once; the one making the change stays signed in (a change made with an API key ends every session). API keys stay.
          */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/portfolio-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your portfolio’s value over time
+         * @description Cash + reserved + positions at their marks, at evenly spaced times: every 5 minutes over `1d`, every hour over `1w`, every 4 hours over `1m`, and for `all` (since you registered) the finest of 5 minutes, 1 hour, 4 hours, 1 day and 1 week that keeps it to 500 points. The last point is now and equals the portfolio summary’s total. A position is marked at its side of the last close before each time, or at what a share pays once its option was resolved.
+         */
+        get: operations["getPortfolioHistory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1257,6 +1317,26 @@ export interface paths {
          * @description Its token stops working at once, on every instance. Ending the current session logs out.
          */
         delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your settlements: what each option paid you when it settled, newest first
+         * @description One row per option and side you held at settlement: the outcome, the shares held, the payout (100 a winning share, 50 a share of either side when void) and the P&L against their cost. `eventSlug` narrows the list.
+         */
+        get: operations["listSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1496,6 +1576,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/options/{optionId}/candles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OHLC candles of an option’s YES price
+         * @description Open, high, low and close of the YES price (cents) and the volume (shares, and cents at the takers’ prices) per 1-minute, 1-hour or 1-day interval (UTC), oldest first, at most 1440 per request. Every interval of the range from the option’s first trade on has a candle: one without trades is flat at the previous close with no volume. The candles are written by the very transaction that makes the trades, so they always agree with the tape.
+         */
+        get: operations["getCandles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/options/{optionId}/trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public tape of an option
+         * @description Newest first, cursor-paginated: each execution once, at its YES price, with the side and action of the order that took liquidity (the maker was on the other side). The stream’s `trades:<optionId>` channel carries the same executions live, with the same ids.
+         */
+        get: operations["listOptionTape"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/orderbook/{optionId}": {
         parameters: {
             query?: never;
@@ -1682,6 +1802,26 @@ export interface paths {
          * @description `reason`: 1..500 characters. One open report per reporter and target: a second one is 409 ALREADY_REPORTED until the first is resolved. Unknown or removed target: 404; reporting yourself: 400.
          */
         post: operations["createReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tickers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tickers: best bid and ask, last price, 24-hour volume and change, open interest
+         * @description Every option of every open market, or only those of `eventSlug` or `optionIds` (any public market). Bid and ask are YES prices with the shares offered there, the house market maker’s quote included; the 24-hour figures come from the minute candles.
+         */
+        get: operations["listTickers"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1897,7 +2037,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database answers */
+        /** The database answers and the server is not shutting down */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -2098,6 +2238,12 @@ export interface components {
             targetId: string;
             targetType: "POST" | "COMMENT" | "USER";
         };
+        /** @description Every error: a human message, a machine code and optional details. Each operation lists the codes it can answer with for each status. */
+        ApiError: {
+            code: string;
+            details?: unknown;
+            error: string;
+        };
         ApiKey: {
             /** Format: date-time */
             createdAt: string;
@@ -2146,6 +2292,34 @@ export interface components {
                     unit: "cents" | "count";
                 };
             }[];
+        };
+        /** @description One interval of an option’s YES price. An interval without trades is flat at the last close */
+        Candle: {
+            /** @description YES price of the last execution */
+            c: number;
+            /** @description Highest YES price */
+            h: number;
+            /** @description Lowest YES price */
+            l: number;
+            /** @description YES price of the first execution (cents) */
+            o: number;
+            /**
+             * Format: date-time
+             * @description Start of the interval
+             */
+            t: string;
+            /** @description Volume in shares */
+            v: number;
+            /** @description Volume in cents: quantity × price of each execution, in the taker’s side */
+            vc: number;
+        };
+        Candles: {
+            /** @description Oldest first, one per interval from the first with a price */
+            data: components["schemas"]["Candle"][];
+            /** @description 1m, 1h or 1d; intervals start on multiples of their width since the Unix epoch (UTC) */
+            interval: "1m" | "1h" | "1d";
+            /** @description Numeric id as a string */
+            optionId: string;
         };
         Challenge: {
             acceptedAt: string | null;
@@ -2298,12 +2472,6 @@ export interface components {
             /** @description Numeric id as a string */
             userId: string;
         };
-        /** @description Every error: a human message, a machine code and optional details */
-        Error: {
-            code: string;
-            details?: unknown;
-            error: string;
-        };
         Event: {
             category: string;
             closedAt: string | null;
@@ -2383,6 +2551,34 @@ export interface components {
             /** @description draft → open → closed → resolved → settled */
             status: "draft" | "open" | "closed" | "resolved" | "settled";
             title: string;
+        };
+        /** @description One execution of one of your orders (`fillId` is its id on the public tape) */
+        Fill: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** Format: date-time */
+            createdAt: string;
+            eventSlug: string;
+            feeCents: number;
+            /** @description Numeric id as a string */
+            fillId: string;
+            /** @description Numeric id as a string */
+            id: string;
+            /** @description priceCents × quantity */
+            notionalCents: number;
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description Numeric id as a string */
+            orderId: string;
+            /** @description Execution price of your side */
+            priceCents: number;
+            quantity: number;
+            role: "maker" | "taker";
+            /** @description YES or NO */
+            side: "YES" | "NO";
+            /** @description Execution price of YES */
+            yesPriceCents: number;
         };
         Flag: {
             /** @description Why the flag is off regardless of `enabled` (a missing provider), or null */
@@ -2651,33 +2847,51 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        PlaceLimitOrderRequest: {
+        /** PlaceLimitOrderByLabel */
+        PlaceLimitOrderByLabel: {
             /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
             action: "BUY" | "SELL";
             /** @description Your id for the order; a retry with the same id is idempotent */
             clientOrderId?: string;
-            eventSlug?: string;
+            eventSlug: string;
             /** @description 1..720; absent = good till cancelled */
             expiresInHours?: number;
             /** @description Limit price of your side */
             limitPriceCents: number;
-            /** @description Numeric id as a string */
-            optionId?: string;
-            optionLabel?: string;
+            /** @description The option’s label (any case) */
+            optionLabel: string;
             /** @description Whole shares (default limit 1..1,000,000) */
             quantity: number;
             /** @description YES or NO */
             side: "YES" | "NO";
         };
-        PlaceTradeRequest: {
+        /** PlaceLimitOrderByOptionId */
+        PlaceLimitOrderByOptionId: {
             /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
             action: "BUY" | "SELL";
             /** @description Your id for the order; a retry with the same id is idempotent */
             clientOrderId?: string;
-            eventSlug?: string;
+            /** @description 1..720; absent = good till cancelled */
+            expiresInHours?: number;
+            /** @description Limit price of your side */
+            limitPriceCents: number;
             /** @description Numeric id as a string */
-            optionId?: string;
-            optionLabel?: string;
+            optionId: string;
+            /** @description Whole shares (default limit 1..1,000,000) */
+            quantity: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
+        PlaceLimitOrderRequest: components["schemas"]["PlaceLimitOrderByOptionId"] | components["schemas"]["PlaceLimitOrderByLabel"];
+        /** PlaceTradeByLabel */
+        PlaceTradeByLabel: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** @description Your id for the order; a retry with the same id is idempotent */
+            clientOrderId?: string;
+            eventSlug: string;
+            /** @description The option’s label (any case) */
+            optionLabel: string;
             /** @description Worst acceptable price of your side: the most a BUY pays, the least a SELL accepts */
             priceCents: number;
             /** @description Whole shares (default limit 1..1,000,000) */
@@ -2685,6 +2899,22 @@ export interface components {
             /** @description YES or NO */
             side: "YES" | "NO";
         };
+        /** PlaceTradeByOptionId */
+        PlaceTradeByOptionId: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** @description Your id for the order; a retry with the same id is idempotent */
+            clientOrderId?: string;
+            /** @description Numeric id as a string */
+            optionId: string;
+            /** @description Worst acceptable price of your side: the most a BUY pays, the least a SELL accepts */
+            priceCents: number;
+            /** @description Whole shares (default limit 1..1,000,000) */
+            quantity: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
+        PlaceTradeRequest: components["schemas"]["PlaceTradeByOptionId"] | components["schemas"]["PlaceTradeByLabel"];
         Portfolio: {
             data: components["schemas"]["Position"][];
             summary: {
@@ -2698,6 +2928,22 @@ export interface components {
                 totalValueCents: number;
                 unrealizedPnlCents: number;
             };
+        };
+        PortfolioHistory: {
+            /** @description Oldest first */
+            data: {
+                cashCents: number;
+                /** @description Positions at their marks at that time */
+                positionsValueCents: number;
+                reservedCents: number;
+                /** Format: date-time */
+                t: string;
+                /** @description cash + reserved + positions value */
+                totalValueCents: number;
+            }[];
+            range: "1d" | "1w" | "1m" | "all";
+            /** @description Spacing of the points (the last one is now) */
+            stepSeconds: number;
         };
         Position: {
             /** @description Average cost per share, fees included */
@@ -2829,6 +3075,25 @@ export interface components {
             targetId: string;
             targetType: "POST" | "COMMENT" | "USER";
         };
+        /** @description What one side of one option paid you when it settled */
+        Settlement: {
+            eventSlug: string;
+            /** @description Numeric id as a string */
+            id: string;
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            outcome: "YES" | "NO" | "VOID";
+            payoutCents: number;
+            /** @description Payout minus the cost of the shares held */
+            pnlCents: number;
+            /** @description Shares held when the option settled */
+            quantity: number;
+            /** Format: date-time */
+            settledAt: string;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
         Streak: {
             awardedToday: boolean;
             /** @description Consecutive days up to today (0 when lapsed) */
@@ -2840,6 +3105,44 @@ export interface components {
                 bonusCents: number;
                 day: number;
             };
+        };
+        TapeTrade: {
+            /** Format: date-time */
+            at: string;
+            /** @description Numeric id as a string */
+            id: string;
+            /** @description Numeric id as a string */
+            optionId: string;
+            quantity: number;
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            takerAction: "BUY" | "SELL";
+            /** @description YES or NO */
+            takerSide: "YES" | "NO";
+            /** @description Execution price of YES (a NO price is 100 − it) */
+            yesPriceCents: number;
+        };
+        Ticker: {
+            bestAskCents: number | null;
+            /** @description Shares offered at bestAskCents (0 without an ask) */
+            bestAskQuantity: number;
+            bestBidCents: number | null;
+            /** @description Shares bid at bestBidCents (0 without a bid) */
+            bestBidQuantity: number;
+            change24hCents: number | null;
+            eventSlug: string;
+            lastPriceCents: number | null;
+            /** @description YES shares outstanding (= NO shares outstanding) */
+            openInterest: number;
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            previousPriceCents: number | null;
+            /** @description The market’s lifecycle state */
+            status: "open" | "closed" | "resolved" | "settled";
+            /** @description Notional traded in the last 24 hours, in the takers’ prices */
+            volume24hCents: number;
+            /** @description Shares traded in the last 24 hours (minute resolution) */
+            volume24hShares: number;
         };
         Tournament: {
             description: string;
@@ -3081,7 +3384,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3093,7 +3399,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3106,7 +3415,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3115,10 +3427,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3176,7 +3492,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3188,7 +3507,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3200,7 +3522,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3213,7 +3538,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3222,10 +3550,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3275,7 +3607,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3287,7 +3622,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3299,7 +3637,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3311,7 +3652,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3323,7 +3667,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DISPUTE_ALREADY_DECIDED" | "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3335,7 +3682,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3347,7 +3697,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3360,7 +3713,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3369,10 +3725,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3414,7 +3774,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3426,7 +3789,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3438,7 +3804,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3451,7 +3820,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3460,10 +3832,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3520,7 +3896,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3532,7 +3911,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3544,7 +3926,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3556,7 +3941,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SLUG_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3568,7 +3956,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3580,7 +3971,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3593,7 +3987,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3602,10 +3999,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3643,7 +4044,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3655,7 +4059,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3667,7 +4074,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3679,7 +4089,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3692,7 +4105,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3701,10 +4117,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3754,7 +4174,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3766,7 +4189,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3778,7 +4204,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3790,7 +4219,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3802,7 +4234,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3814,7 +4249,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3826,7 +4264,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3839,7 +4280,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3848,10 +4292,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3889,7 +4337,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3901,7 +4352,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3913,7 +4367,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3925,7 +4382,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3937,7 +4397,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3949,7 +4412,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3961,7 +4427,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3974,7 +4443,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3983,10 +4455,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                    };
                 };
             };
         };
@@ -4034,7 +4510,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4046,7 +4525,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4058,7 +4540,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4070,7 +4555,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4082,7 +4570,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4094,7 +4585,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4107,7 +4601,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4116,10 +4613,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4155,7 +4656,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4167,7 +4671,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4179,7 +4686,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4191,7 +4701,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4203,7 +4716,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4215,7 +4731,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4228,7 +4747,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4237,10 +4759,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4296,7 +4822,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4308,7 +4837,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4320,7 +4852,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4332,7 +4867,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -4344,7 +4882,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOO_MANY_NEWS_ITEMS" | "NEWS_ITEM_EXISTS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4356,7 +4897,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4368,7 +4912,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4381,7 +4928,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4390,10 +4940,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4431,7 +4985,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4443,7 +5000,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4455,7 +5015,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4467,7 +5030,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4480,7 +5046,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4489,10 +5058,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4539,7 +5112,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4551,7 +5127,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4563,7 +5142,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4575,7 +5157,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4587,7 +5172,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4599,7 +5187,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4612,7 +5203,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4621,10 +5215,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4662,7 +5260,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4674,7 +5275,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4686,7 +5290,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4698,7 +5305,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4710,7 +5320,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4722,7 +5335,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4735,7 +5351,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4744,10 +5363,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4785,7 +5408,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4797,7 +5423,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4809,7 +5438,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4821,7 +5453,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -4833,7 +5468,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4845,7 +5483,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4857,7 +5498,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4870,7 +5514,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4879,10 +5526,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4932,7 +5583,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4944,7 +5598,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4956,7 +5613,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4968,7 +5628,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -4980,7 +5643,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4992,7 +5658,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5004,7 +5673,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5017,7 +5689,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5026,10 +5701,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5077,7 +5756,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5089,7 +5771,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5101,7 +5786,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5113,7 +5801,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -5125,7 +5816,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5137,7 +5831,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5149,7 +5846,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5162,7 +5862,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5171,10 +5874,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                    };
                 };
             };
         };
@@ -5212,7 +5919,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5224,7 +5934,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5236,7 +5949,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5248,7 +5964,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -5260,7 +5979,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION" | "DISPUTE_PENDING";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5272,7 +5994,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5284,7 +6009,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5297,7 +6025,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5306,10 +6037,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                    };
                 };
             };
         };
@@ -5367,7 +6102,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5379,7 +6117,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5391,7 +6132,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5403,7 +6147,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -5415,7 +6162,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5428,7 +6178,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5437,10 +6190,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5505,7 +6262,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5517,7 +6277,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5529,7 +6292,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5541,7 +6307,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5553,7 +6322,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5565,7 +6337,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5578,7 +6353,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5587,10 +6365,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5626,7 +6408,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5638,7 +6423,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5650,7 +6438,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5662,7 +6453,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5674,7 +6468,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5686,7 +6483,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5699,7 +6499,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5708,10 +6511,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5748,7 +6555,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5760,7 +6570,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5773,7 +6586,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5782,10 +6598,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5829,7 +6649,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5841,7 +6664,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5853,7 +6679,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5865,7 +6694,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5877,7 +6709,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5889,7 +6724,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5902,7 +6740,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5911,10 +6752,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5956,7 +6801,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5968,7 +6816,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5980,7 +6831,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5993,7 +6847,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6002,10 +6859,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6052,7 +6913,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6064,7 +6928,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6076,7 +6943,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6088,7 +6958,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6100,7 +6973,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SUGGESTION_NOT_PENDING" | "SLUG_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6112,7 +6988,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6124,7 +7003,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6137,7 +7019,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6146,10 +7031,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6193,7 +7082,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6205,7 +7097,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6217,7 +7112,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6229,7 +7127,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6241,7 +7142,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SUGGESTION_NOT_PENDING";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6253,7 +7157,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6265,7 +7172,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6278,7 +7188,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6287,10 +7200,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6332,7 +7249,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6344,7 +7264,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6356,7 +7279,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6369,7 +7295,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6378,10 +7307,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6429,7 +7362,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6441,7 +7377,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6453,7 +7392,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6465,7 +7407,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6477,7 +7422,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "REPORT_NOT_OPEN" | "CANNOT_SUSPEND_ADMIN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6489,7 +7437,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6501,7 +7452,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6514,7 +7468,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6523,10 +7480,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6585,7 +7546,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6597,7 +7561,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6609,7 +7576,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6621,7 +7591,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SLUG_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6633,7 +7606,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6645,7 +7621,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6658,7 +7637,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6667,10 +7649,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6733,7 +7719,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6745,7 +7734,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6757,7 +7749,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6769,7 +7764,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6781,7 +7779,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOURNAMENT_STARTED" | "TOURNAMENT_ENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6793,7 +7794,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6805,7 +7809,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6818,7 +7825,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6827,10 +7837,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6869,7 +7883,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6881,7 +7898,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED" | "INVALID_CREDENTIALS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6893,7 +7913,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6905,7 +7928,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6918,7 +7944,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6927,10 +7956,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6963,7 +7996,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6975,7 +8011,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6987,7 +8026,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6999,7 +8041,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7011,7 +8056,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7024,7 +8072,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7033,10 +8084,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7071,7 +8126,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7083,7 +8141,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7096,7 +8157,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7105,10 +8169,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7153,7 +8221,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -7165,7 +8236,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "EMAIL_TAKEN" | "USERNAME_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7177,7 +8251,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7189,7 +8266,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7202,7 +8282,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7211,10 +8294,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7251,7 +8338,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7263,7 +8353,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7276,7 +8369,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7285,10 +8381,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7330,7 +8430,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7342,7 +8445,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7354,7 +8460,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7367,7 +8476,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7376,10 +8488,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7443,7 +8559,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7455,7 +8574,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -7467,7 +8589,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7479,7 +8604,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7491,7 +8619,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -7503,7 +8634,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "EVENT_NOT_OPEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7515,7 +8649,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7527,7 +8664,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7540,7 +8680,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7549,10 +8692,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7589,7 +8736,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7601,7 +8751,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7613,7 +8766,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7625,7 +8781,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7638,7 +8797,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7647,10 +8809,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7687,7 +8853,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7699,7 +8868,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -7711,7 +8883,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7723,7 +8898,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7735,7 +8913,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -7747,7 +8928,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "CHALLENGE_NOT_OPEN" | "CANNOT_ACCEPT_OWN_CHALLENGE";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7759,7 +8943,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7771,7 +8958,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7784,7 +8974,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7793,10 +8986,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7832,7 +9029,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7844,7 +9044,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7856,7 +9059,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7868,7 +9074,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7880,7 +9089,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7892,7 +9104,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7905,7 +9120,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7914,10 +9132,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7954,7 +9176,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7966,7 +9191,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7979,7 +9207,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7988,10 +9219,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8063,7 +9298,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8075,7 +9313,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8087,7 +9328,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8099,7 +9343,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -8111,7 +9358,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "COPY_LIMIT_REACHED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8123,7 +9373,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8135,7 +9388,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8148,7 +9404,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8157,10 +9416,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8196,7 +9459,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8208,7 +9474,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8220,7 +9489,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8232,7 +9504,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8244,7 +9519,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8256,7 +9534,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8269,7 +9550,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8278,10 +9562,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8322,7 +9610,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8334,7 +9625,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8346,7 +9640,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8359,7 +9656,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8368,10 +9668,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8441,7 +9745,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8450,10 +9757,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "PROVIDER_NOT_CONFIGURED";
+                    };
                 };
             };
         };
@@ -8485,7 +9796,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8497,7 +9811,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8509,7 +9826,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8521,7 +9841,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8533,7 +9856,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8546,7 +9872,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8555,10 +9884,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED" | "PROVIDER_NOT_CONFIGURED";
+                    };
                 };
             };
         };
@@ -8603,7 +9936,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8616,7 +9952,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8625,10 +9964,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8674,7 +10017,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8686,7 +10032,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8698,7 +10047,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8710,7 +10062,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -8722,7 +10077,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "EVENT_NOT_RESOLVED" | "DISPUTE_WINDOW_CLOSED" | "ALREADY_DISPUTED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8734,7 +10092,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8746,7 +10107,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8759,7 +10123,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8768,10 +10135,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8810,7 +10181,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8822,7 +10196,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8835,7 +10212,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8844,10 +10224,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8890,7 +10274,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8902,7 +10289,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8915,7 +10305,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8924,10 +10317,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8982,7 +10379,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8994,7 +10394,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9007,7 +10410,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9016,10 +10422,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9066,7 +10476,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9078,7 +10491,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9091,7 +10507,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9100,10 +10519,107 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listEventTape: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TapeTrade"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9150,7 +10666,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9159,10 +10678,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9232,7 +10755,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9244,7 +10770,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9256,7 +10785,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9268,7 +10800,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9280,7 +10815,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9292,7 +10830,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9305,7 +10846,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9314,10 +10858,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9353,7 +10901,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9365,7 +10916,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9377,7 +10931,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9389,7 +10946,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9401,7 +10961,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9413,7 +10976,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9426,7 +10992,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9435,10 +11004,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9475,7 +11048,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9488,7 +11064,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9497,10 +11076,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9544,7 +11127,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9556,7 +11142,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9568,7 +11157,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9581,7 +11173,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9590,10 +11185,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9635,7 +11234,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9647,7 +11249,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -9659,7 +11264,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9671,7 +11279,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9683,7 +11294,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -9695,7 +11309,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_SHARES" | "MARKET_CLOSED" | "IDEMPOTENCY_MISMATCH";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9707,7 +11324,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9719,7 +11339,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9732,7 +11355,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9741,10 +11367,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -9782,7 +11412,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9794,7 +11427,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9806,7 +11442,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9818,7 +11457,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -9830,7 +11472,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "ORDER_NOT_OPEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9842,7 +11487,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9854,7 +11502,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9867,7 +11518,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9876,10 +11530,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -9921,7 +11579,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9933,7 +11594,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9945,7 +11609,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9958,7 +11625,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9967,10 +11637,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10021,7 +11695,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10033,7 +11710,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10045,7 +11725,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -10057,7 +11740,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOO_MANY_PENDING_SUGGESTIONS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10069,7 +11755,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10081,7 +11770,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10094,7 +11786,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10103,10 +11798,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10143,7 +11842,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10155,7 +11857,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10168,7 +11873,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10177,10 +11885,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10221,7 +11933,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10233,7 +11948,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10245,7 +11963,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -10257,7 +11978,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOO_MANY_API_KEYS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10269,7 +11993,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10281,7 +12008,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10294,7 +12024,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10303,10 +12036,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10342,7 +12079,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10354,7 +12094,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10366,7 +12109,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -10378,7 +12124,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10390,7 +12139,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10402,7 +12154,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10415,7 +12170,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10424,10 +12182,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10473,7 +12235,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10485,7 +12250,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10497,7 +12265,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10509,7 +12280,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10521,7 +12295,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10534,7 +12311,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10543,10 +12323,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10581,7 +12365,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10593,7 +12380,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10606,7 +12396,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10615,10 +12408,124 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listFills: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @description Only this event’s, by its slug */
+                eventSlug?: string;
+                limit?: number;
+                /** @description Numeric id as a string */
+                optionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Fill"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10659,7 +12566,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10671,7 +12581,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10683,7 +12596,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10696,7 +12612,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10705,10 +12624,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10749,7 +12672,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10761,7 +12687,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10773,7 +12702,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10786,7 +12718,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10795,10 +12730,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10841,7 +12780,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10853,7 +12795,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10865,7 +12810,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10878,7 +12826,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10887,10 +12838,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10939,7 +12894,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10951,7 +12909,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10963,7 +12924,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -10975,7 +12939,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10987,7 +12954,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10999,7 +12969,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11012,7 +12985,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11021,10 +12997,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11069,7 +13049,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11081,7 +13064,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11093,7 +13079,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11105,7 +13094,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11117,7 +13109,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11130,7 +13125,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11139,10 +13137,116 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    getPortfolioHistory: {
+        parameters: {
+            query?: {
+                range?: "1d" | "1w" | "1m" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortfolioHistory"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11177,7 +13281,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11189,7 +13296,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11202,7 +13312,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11211,10 +13324,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11271,7 +13388,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11283,7 +13403,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11295,7 +13418,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11307,7 +13433,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11319,7 +13448,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11332,7 +13464,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11341,10 +13476,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11379,7 +13518,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11391,7 +13533,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11404,7 +13549,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11413,10 +13561,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11470,7 +13622,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11482,7 +13637,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11495,7 +13653,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11504,10 +13665,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11543,7 +13708,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11555,7 +13723,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11567,7 +13738,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -11579,7 +13753,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11591,7 +13768,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11603,7 +13783,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11616,7 +13799,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11625,10 +13811,122 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listSettlements: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @description Only this event’s, by its slug */
+                eventSlug?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Settlement"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11663,7 +13961,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11675,7 +13976,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11688,7 +13992,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11697,10 +14004,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11744,7 +14055,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11756,7 +14070,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11768,7 +14085,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -11780,7 +14100,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11793,7 +14116,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11802,10 +14128,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11850,7 +14180,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11862,7 +14195,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11874,7 +14210,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -11886,7 +14225,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11898,7 +14240,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11910,7 +14255,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11923,7 +14271,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11932,10 +14283,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11971,7 +14326,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11983,7 +14341,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11995,7 +14356,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12007,7 +14371,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12019,7 +14386,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12031,7 +14401,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12044,7 +14417,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12053,10 +14429,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12091,7 +14471,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12103,7 +14486,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12116,7 +14502,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12125,10 +14514,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12165,7 +14558,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12177,7 +14573,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12190,7 +14589,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12199,10 +14601,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12241,7 +14647,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12253,7 +14662,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12265,7 +14677,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -12277,7 +14692,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "WEBHOOK_LIMIT_REACHED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12289,7 +14707,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12301,7 +14722,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12314,7 +14738,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12323,10 +14750,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12362,7 +14793,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12374,7 +14808,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12386,7 +14823,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12398,7 +14838,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12410,7 +14853,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12422,7 +14868,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12435,7 +14884,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12444,10 +14896,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12491,7 +14947,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12503,7 +14962,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12515,7 +14977,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12527,7 +14992,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12540,7 +15008,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12549,10 +15020,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12587,7 +15062,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12599,7 +15077,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12612,7 +15093,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12621,10 +15105,202 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    getCandles: {
+        parameters: {
+            query?: {
+                /** @description First interval: the one holding this time (default: 1440 intervals before `to`) */
+                from?: string;
+                interval?: "1m" | "1h" | "1d";
+                /** @description End of the range, exclusive (default and at most: the end of the current interval) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id as a string */
+                optionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Candles"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listOptionTape: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id as a string */
+                optionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TapeTrade"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12662,7 +15338,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12674,7 +15353,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12687,7 +15369,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12696,10 +15381,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12748,7 +15437,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12761,7 +15453,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12770,10 +15465,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12808,7 +15507,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12820,7 +15522,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12833,7 +15538,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12842,10 +15550,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12890,7 +15602,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12902,7 +15617,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12914,7 +15632,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12926,7 +15647,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -12938,7 +15662,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "POSITION_CLOSED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12950,7 +15677,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12962,7 +15692,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12975,7 +15708,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12984,10 +15720,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -13031,7 +15771,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13043,7 +15786,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13056,7 +15802,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13065,10 +15814,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13111,7 +15864,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13123,7 +15879,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13135,7 +15894,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13147,7 +15909,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13159,7 +15924,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13171,7 +15939,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13184,7 +15955,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13193,10 +15967,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13234,7 +16012,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13246,7 +16027,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13259,7 +16043,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13268,10 +16055,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13307,7 +16098,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13319,7 +16113,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13331,7 +16128,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13343,7 +16143,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13355,7 +16158,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13367,7 +16173,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13380,7 +16189,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13389,10 +16201,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13436,7 +16252,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13448,7 +16267,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13461,7 +16283,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13470,10 +16295,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13518,7 +16347,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13530,7 +16362,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13542,7 +16377,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13554,7 +16392,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13566,7 +16407,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13578,7 +16422,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13591,7 +16438,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13600,10 +16450,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13647,7 +16501,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13659,7 +16516,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13671,7 +16531,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13683,7 +16546,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13695,7 +16561,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13707,7 +16576,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13720,7 +16592,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13729,10 +16604,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13777,7 +16656,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13789,7 +16671,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13801,7 +16686,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13813,7 +16701,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -13825,7 +16716,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "ALREADY_REPORTED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13837,7 +16731,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13849,7 +16746,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13862,7 +16762,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13871,10 +16774,91 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listTickers: {
+        parameters: {
+            query?: {
+                /** @description Only this event’s options */
+                eventSlug?: string;
+                /** @description Only these options: up to 100 ids, comma-separated */
+                optionIds?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Ticker"][];
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13917,7 +16901,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13930,7 +16917,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13939,10 +16929,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13979,7 +16973,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13991,7 +16988,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14004,7 +17004,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14013,10 +17016,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14058,7 +17065,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14070,7 +17080,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14082,7 +17095,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14094,7 +17110,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -14106,7 +17125,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "ALREADY_JOINED" | "TOURNAMENT_CLOSED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14118,7 +17140,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14130,7 +17155,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14143,7 +17171,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14152,10 +17183,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14199,7 +17234,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14211,7 +17249,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14223,7 +17264,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14236,7 +17280,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14245,10 +17292,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14290,7 +17341,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14302,7 +17356,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -14314,7 +17371,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14326,7 +17386,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14338,7 +17401,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -14350,7 +17416,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_SHARES" | "NO_LIQUIDITY" | "MARKET_CLOSED" | "IDEMPOTENCY_MISMATCH";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14362,7 +17431,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14374,7 +17446,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14387,7 +17462,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14396,10 +17474,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -14445,7 +17527,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14458,7 +17543,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14467,10 +17555,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14508,7 +17600,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14520,7 +17615,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14533,7 +17631,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14542,10 +17643,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14586,7 +17691,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14598,7 +17706,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14610,7 +17721,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14623,7 +17737,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14632,10 +17749,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14691,7 +17812,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14703,7 +17827,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14715,7 +17842,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14727,7 +17857,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -14739,7 +17872,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "WATCHLIST_FULL";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14751,7 +17887,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14763,7 +17902,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14776,7 +17918,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14785,10 +17930,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14824,7 +17973,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14836,7 +17988,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14848,7 +18003,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14860,7 +18018,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14872,7 +18033,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14884,7 +18048,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14897,7 +18064,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14906,10 +18076,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14950,7 +18124,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14962,7 +18139,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14974,7 +18154,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14986,7 +18169,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14998,7 +18184,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -15011,7 +18200,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -15020,10 +18212,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED" | "PROVIDER_NOT_CONFIGURED";
+                    };
                 };
             };
         };
@@ -15052,10 +18248,14 @@ export interface operations {
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -15084,6 +18284,7 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

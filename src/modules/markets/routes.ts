@@ -17,7 +17,7 @@ import type { MarketsService } from './service.js';
 const tags = ['Markets'];
 
 /** The route's own response serializer, as text to cache (see MarketReadCache). */
-function serializer(reply: FastifyReply) {
+export function serializer(reply: FastifyReply) {
   return (value: unknown): string => {
     const json = reply.serialize(value);
     return typeof json === 'string' ? json : Buffer.from(json as ArrayBuffer).toString('utf8');
@@ -25,7 +25,7 @@ function serializer(reply: FastifyReply) {
 }
 
 /** Sends JSON text made by `serializer`: the same bytes and headers as a serialized object. */
-function sendJson(reply: FastifyReply, json: string) {
+export function sendJson(reply: FastifyReply, json: string) {
   return reply.type('application/json; charset=utf-8').send(json);
 }
 
