@@ -29,7 +29,8 @@ describe('rate-limit budgets of a user', () => {
     const secondSession: string = login.json().token;
 
     // The sessions share one budget: the key creation above and four reads spend it, in two browsers.
-    for (let i = 0; i < 4; i++) expect((await streak(i % 2 ? secondSession : user.token)).statusCode).toBe(200);
+    for (let i = 0; i < 4; i++)
+      expect((await streak(i % 2 ? secondSession : user.token)).statusCode).toBe(200);
     const refused = await streak(secondSession);
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toMatchObject({ code: 'RATE_LIMITED' });
