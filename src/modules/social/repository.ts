@@ -511,7 +511,7 @@ export class SuggestionsRepository {
       .innerJoin('users as u', 'u.id', 's.user_id')
       .leftJoin('events as e', 'e.id', 's.event_id')
       .selectAll('s')
-      .select(['u.username', 'e.slug as event_slug'])
+      .select(['u.username', 'e.slug as event_slug', 'e.status as event_status'])
       .orderBy('s.id', 'desc')
       .limit(filter.limit + 1);
     if (filter.userId !== null) query = query.where('s.user_id', '=', filter.userId);
@@ -526,7 +526,7 @@ export class SuggestionsRepository {
       .innerJoin('users as u', 'u.id', 's.user_id')
       .leftJoin('events as e', 'e.id', 's.event_id')
       .selectAll('s')
-      .select(['u.username', 'e.slug as event_slug'])
+      .select(['u.username', 'e.slug as event_slug', 'e.status as event_status'])
       .where('s.id', '=', id)
       .executeTakeFirst();
   }
