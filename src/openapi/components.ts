@@ -53,6 +53,7 @@ import {
   TradeView,
 } from '../modules/trading/schemas.js';
 import {
+  AdminDelivery,
   Attempt,
   CreatedSubscription,
   CreateSubscriptionBody,
@@ -117,6 +118,7 @@ const NAMED: Record<string, TSchema> = {
   CreatedWebhookSubscription: CreatedSubscription,
   CreateWebhookRequest: CreateSubscriptionBody,
   WebhookDelivery: Delivery,
+  AdminWebhookDelivery: AdminDelivery,
   WebhookAttempt: Attempt,
 };
 
