@@ -32,6 +32,7 @@ import { Notification } from '../modules/notifications/routes.js';
 import { FollowListItem } from '../modules/profile/follow/schemas.js';
 import { Note } from '../modules/profile/notes/schemas.js';
 import { PreferencesBody } from '../modules/profile/preferences/schemas.js';
+import { Settlement } from '../modules/profile/settlements/schemas.js';
 import { WatchlistItem } from '../modules/profile/watchlist/schemas.js';
 import {
   AdminReport,
@@ -118,6 +119,7 @@ const NAMED: Record<string, TSchema> = {
   CreatedWebhookSubscription: CreatedSubscription,
   CreateWebhookRequest: CreateSubscriptionBody,
   WebhookDelivery: Delivery,
+  Settlement,
   AdminWebhookDelivery: AdminDelivery,
   WebhookAttempt: Attempt,
 };

@@ -31,6 +31,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /api/limit-orders': 'listLimitOrders',
   'DELETE /api/limit-orders/{id}': 'cancelLimitOrder',
   'GET /api/positions': 'getPortfolio',
+  'GET /api/me/settlements': 'listSettlements',
   'GET /api/admin/events': 'adminListEvents',
   'POST /api/admin/events': 'adminCreateEvent',
   'GET /api/admin/events/{id}': 'adminGetEvent',

@@ -20,6 +20,9 @@ import { PreferencesRepository } from './preferences/repository.js';
 import { preferencesRoutes } from './preferences/routes.js';
 import { PreferencesService } from './preferences/service.js';
 import { PublicProfileService } from './public-profile.js';
+import { SettlementsRepository } from './settlements/repository.js';
+import { settlementsRoutes } from './settlements/routes.js';
+import { SettlementsService } from './settlements/service.js';
 import { WatchlistRepository } from './watchlist/repository.js';
 import { watchlistRoutes } from './watchlist/routes.js';
 import { WatchlistService } from './watchlist/service.js';
@@ -31,6 +34,7 @@ export interface ProfileModule {
   watchlist: WatchlistService;
   follows: FollowService;
   exports: TradeExportService;
+  settlements: SettlementsService;
   /** Display name, bio, avatar and follow counts for public profiles. */
   publicProfiles: PublicProfileService;
   /** Whether a user accepts feed notifications of a category (trades, social, competitions, marketing). */
@@ -53,12 +57,13 @@ export function createProfile(deps: {
     watchlist: new WatchlistService(db, new WatchlistRepository(), events),
     follows: new FollowService(db, follows, preferences, notifications),
     exports: new TradeExportService(db, new TradeExportRepository()),
+    settlements: new SettlementsService(db, new SettlementsRepository()),
     publicProfiles: new PublicProfileService(db, preferences, follows),
     notificationChoices: preferences,
   };
 }
 
-/** Preferences, avatar, private trade notes, watchlist, follows and the CSV trade export. */
+/** Preferences, avatar, private trade notes, watchlist, follows, the CSV trade export and settlement payouts. */
 export const profileModule: FastifyPluginAsyncTypebox<{ profile: ProfileModule }> = async (
   app,
   { profile },
@@ -69,4 +74,5 @@ export const profileModule: FastifyPluginAsyncTypebox<{ profile: ProfileModule }
   await app.register(watchlistRoutes, profile);
   await app.register(followRoutes, profile);
   await app.register(tradeExportRoutes, profile);
+  await app.register(settlementsRoutes, profile);
 };
