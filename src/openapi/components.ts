@@ -46,11 +46,13 @@ import {
 } from '../modules/social/schemas.js';
 import {
   LimitOrderBody,
+  OrderListItem,
   OrderView,
   PlacedOrderView,
   Portfolio,
   PositionView,
   TradeBody,
+  TradeListItem,
   TradeView,
 } from '../modules/trading/schemas.js';
 import {
@@ -71,6 +73,8 @@ const NAMED: Record<string, TSchema> = {
   Order: OrderView,
   PlacedOrder: PlacedOrderView,
   Trade: TradeView,
+  TradeListItem,
+  OrderListItem,
   Position: PositionView,
   Portfolio,
   PlaceTradeRequest: TradeBody,
