@@ -503,6 +503,26 @@ export interface paths {
         patch: operations["adminUpdateTournament"];
         trace?: never;
     };
+    "/api/admin/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every user’s webhook deliveries, with every attempt
+         * @description Newest first, optionally one `status` (`failed` lists the deliveries that gave up). Each delivery names its subscription, URL and owner, and lists its attempts as `GET /api/me/webhooks/{id}/deliveries` does.
+         */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -949,7 +969,7 @@ export interface paths {
         };
         /**
          * Top traders by profit, volume and predictions
-         * @description `profit`: realized profit in cents over all positions (sales and settlements), positive only. `volume`: notional traded in cents (quantity × price of every execution). `predictions`: number of settled positions on the winning side.
+         * @description `profit`: realized profit in cents over all positions (sales and settlements), best first, of every trader with a realized result (a loss included). `volume`: notional traded in cents (quantity × price of every execution). `predictions`: number of settled positions on the winning side. Suspended accounts are left out of every board.
          */
         get: operations["getLeaderboard"];
         put?: never;
@@ -1257,6 +1277,26 @@ export interface paths {
          * @description Its token stops working at once, on every instance. Ending the current session logs out.
          */
         delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What settlement paid your positions
+         * @description One entry per position (option and side) you held when its market settled, newest first: the shares, the outcome, the payout and the profit or loss. A settled position leaves `GET /api/positions` (it holds no shares any more); this is where its result stays. `eventSlug` narrows it to one market.
+         */
+        get: operations["listSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2098,6 +2138,29 @@ export interface components {
             targetId: string;
             targetType: "POST" | "COMMENT" | "USER";
         };
+        AdminWebhookDelivery: {
+            attemptCount: number;
+            attempts: components["schemas"]["WebhookAttempt"][];
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The webhook-id sent (the same on every attempt) */
+            eventId: string;
+            /** @description Numeric id as a string */
+            id: string;
+            nextAttemptAt: string | null;
+            owner: {
+                /** @description Numeric id as a string */
+                id: string;
+                username: string;
+            };
+            status: "pending" | "succeeded" | "failed";
+            /** @description Numeric id as a string */
+            subscriptionId: string;
+            type: string;
+            /** @description Where it is delivered */
+            url: string;
+        };
         ApiKey: {
             /** Format: date-time */
             createdAt: string;
@@ -2460,7 +2523,11 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             description: string;
+            /** @description The event made from it, once approved */
+            eventId: string | null;
             eventSlug: string | null;
+            /** @description That event’s status now: `draft` until an admin opens it */
+            eventStatus: "draft" | "open" | "closed" | "resolved" | "settled" | null;
             /** @description Numeric id as a string */
             id: string;
             options: string[];
@@ -2617,6 +2684,36 @@ export interface components {
                     quantity: number;
                 }[];
             };
+        };
+        OrderListItem: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            cancelReason: string | null;
+            clientOrderId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            eventSlug: string;
+            /** @description The title of the order’s market */
+            eventTitle: string;
+            expiresAt: string | null;
+            filledQuantity: number;
+            /** @description Numeric id as a string */
+            id: string;
+            kind: "market" | "limit";
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description The limit (worst acceptable) price of your side */
+            priceCents: number;
+            quantity: number;
+            remainingQuantity: number;
+            /** @description Cash still held for this order */
+            reservedCents: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+            status: "open" | "partially_filled" | "filled" | "cancelled" | "expired";
+            /** Format: date-time */
+            updatedAt: string;
         };
         PlacedOrder: {
             /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
@@ -2829,6 +2926,26 @@ export interface components {
             targetId: string;
             targetType: "POST" | "COMMENT" | "USER";
         };
+        Settlement: {
+            eventSlug: string;
+            eventTitle: string;
+            /** @description Numeric id as a string */
+            id: string;
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description How the option resolved */
+            outcome: "YES" | "NO" | "VOID";
+            /** @description What they paid: 100 a winning share, 0 a losing one, 50 when void */
+            payoutCents: number;
+            /** @description The payout less what the shares had cost */
+            pnlCents: number;
+            /** @description Shares held when the market settled */
+            quantity: number;
+            /** Format: date-time */
+            settledAt: string;
+            side: "YES" | "NO";
+        };
         Streak: {
             awardedToday: boolean;
             /** @description Consecutive days up to today (0 when lapsed) */
@@ -2903,6 +3020,30 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             eventSlug: string;
+            feeCents: number;
+            /** @description Numeric id as a string */
+            id: string;
+            liquidity: "maker" | "taker";
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description Numeric id as a string */
+            orderId: string;
+            orderKind: "market" | "limit";
+            /** @description Execution price of your side */
+            priceCents: number;
+            quantity: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
+        TradeListItem: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** Format: date-time */
+            createdAt: string;
+            eventSlug: string;
+            /** @description The title of the order’s market */
+            eventTitle: string;
             feeCents: number;
             /** @description Numeric id as a string */
             id: string;
@@ -6835,6 +6976,98 @@ export interface operations {
             };
         };
     };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                /** @description Only deliveries in this state; absent = all */
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminWebhookDelivery"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     login: {
         parameters: {
             query?: never;
@@ -9530,7 +9763,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Order"][];
+                        data: components["schemas"]["OrderListItem"][];
                         nextCursor: string | null;
                     };
                 };
@@ -11596,6 +11829,98 @@ export interface operations {
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSettlements: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @description Only this market’s */
+                eventSlug?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Settlement"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -14185,7 +14510,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Trade"][];
+                        data: components["schemas"]["TradeListItem"][];
                         nextCursor: string | null;
                     };
                 };
