@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useId, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { apiClient, typed } from '../api/client';
 import type { ApiKey, CreatedWebhook, Preferences, Webhook, WebhookEventType } from '../api/types';
@@ -439,7 +439,7 @@ function ReferralCard() {
 
 export function AccountPage() {
   useDocumentTitle('Account and security');
-  const { me, signedIn, logout, refresh } = useAuth();
+  const { me, signedIn, logout } = useAuth();
   const navigate = useNavigate();
   const preferences = useApi(signedIn ? '/api/me/preferences' : null);
   const [securityVersion, setSecurityVersion] = useState(0);
@@ -447,10 +447,6 @@ export function AccountPage() {
     await logout();
     navigate('/');
   });
-  useEffect(() => {
-    if (signedIn) refresh();
-  }, [signedIn, refresh]);
-
   if (!signedIn) {
     return (
       <div className="page">
