@@ -248,7 +248,7 @@ export function PriceChart({
             {series.map((item, i) => {
               const value = valueAt(item, hover);
               return (
-                <span key={item.optionId}>
+                <span key={item.optionId} className="tip-item">
                   <Swatch series={item} colour={colours[i] ?? ''} />
                   {item.label}: {value === null ? 'no trade yet' : `Yes ${formatPrice(value)}`}
                 </span>
