@@ -233,10 +233,9 @@ export function PriceChart({
           ))}
         </fieldset>
       </div>
+      <p className="visually-hidden">Yes price history. {summary}.</p>
       <div
         className="chart-plot"
-        role="img"
-        aria-label={`Yes price history. ${summary}.`}
         data-testid="price-chart"
         data-points={points}
         onMouseLeave={() => setHover(null)}

@@ -1,4 +1,4 @@
-import { useRef } from 'react';
+import { useRef, useState } from 'react';
 import type { Position, Trade } from '../api/types';
 import { holdingsChanged } from '../lib/account-live';
 import { type GetAnswer, type Resource, useApi } from '../lib/hooks';
@@ -32,6 +32,24 @@ function TradesHere({ trades }: { trades: Resource<GetAnswer<'/api/trades'>> }) 
           <p className="empty">No trades here yet.</p>
         )
       ) : null}
+    </>
+  );
+}
+
+/** Private notes stay folded until asked for: most visits do not need them read. */
+function NotesDisclosure({ slug }: { slug: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        className="link-button notes-toggle"
+        aria-expanded={open}
+        onClick={() => setOpen((value) => !value)}
+      >
+        {open ? 'Hide your notes' : 'Your notes on this market'}
+      </button>
+      {open ? <MarketNotes eventSlug={slug} /> : null}
     </>
   );
 }
@@ -107,7 +125,7 @@ export function YourActivity({
       ) : null}
       <div ref={ref}>
         {seen || tradesNow ? <TradesHere trades={trades} /> : null}
-        {seen ? <MarketNotes eventSlug={slug} /> : null}
+        {seen ? <NotesDisclosure slug={slug} /> : null}
       </div>
     </section>
   );

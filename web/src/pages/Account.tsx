@@ -10,6 +10,7 @@ import { Empty, ErrorMessage, Loaded, SignInPrompt } from '../components/Status'
 import { TableScroll } from '../components/TableScroll';
 import { formatCredits, formatDate, formatDay } from '../lib/format';
 import { useAction, useApi, useDocumentTitle } from '../lib/hooks';
+import { invalidate } from '../lib/query';
 import { useTheme } from '../theme';
 
 const WEBHOOK_EVENTS: WebhookEventType[] = [
@@ -442,7 +443,6 @@ export function AccountPage() {
   const { me, signedIn, logout } = useAuth();
   const navigate = useNavigate();
   const preferences = useApi(signedIn ? '/api/me/preferences' : null);
-  const [securityVersion, setSecurityVersion] = useState(0);
   const signOut = useAction(async () => {
     await logout();
     navigate('/');
@@ -504,9 +504,9 @@ export function AccountPage() {
       </section>
       <section className="card" aria-labelledby="security-heading">
         <h2 id="security-heading">Password and sessions</h2>
-        <ChangePassword onChanged={() => setSecurityVersion((v) => v + 1)} />
+        <ChangePassword onChanged={() => invalidate('/api/me/sessions')} />
         <h3>Signed-in sessions</h3>
-        <Sessions key={securityVersion} />
+        <Sessions />
       </section>
       <ApiKeys />
       <Webhooks />
