@@ -76,12 +76,19 @@ const RATE_LIMIT_RETRIES = 2;
 
 type WaitListener = (until: number | null) => void;
 const waitListeners = new Set<WaitListener>();
-let waitingUntil: number | null = null;
+/** The requests waiting out a 429 now, each with the moment it goes out again. */
+const waits = new Set<{ until: number }>();
 
-/** While a refused request waits for the rate limit's Retry-After: when it will be sent again. */
+function latestWait(): number | null {
+  let latest: number | null = null;
+  for (const wait of waits) latest = Math.max(latest ?? 0, wait.until);
+  return latest;
+}
+
+/** While refused requests wait for the rate limit's Retry-After: when the last of them goes out again. */
 export const rateLimitWait = {
   get until(): number | null {
-    return waitingUntil;
+    return latestWait();
   },
   subscribe(listener: WaitListener): () => void {
     waitListeners.add(listener);
@@ -89,8 +96,8 @@ export const rateLimitWait = {
   },
 };
 
-function setWaiting(until: number | null): void {
-  waitingUntil = until;
+function announceWaits(): void {
+  const until = latestWait();
   for (const listener of waitListeners) listener(until);
 }
 
@@ -119,12 +126,15 @@ export async function fetchWithinRateLimit(request: Request): Promise<Response> 
     if (response.status !== 429 || !spare || !(retryAfter > 0) || retryAfter > MAX_RATE_LIMIT_WAIT_S) {
       return response;
     }
-    const until = Date.now() + retryAfter * 1000;
-    setWaiting(Math.max(until, waitingUntil ?? 0));
+    const wait = { until: Date.now() + retryAfter * 1000 };
+    waits.add(wait);
+    announceWaits();
     try {
-      await sleep(until - Date.now(), request.signal);
+      await sleep(wait.until - Date.now(), request.signal);
     } finally {
-      if (waitingUntil !== null && waitingUntil <= Date.now() + 100) setWaiting(null);
+      // Over, or abandoned (the page that asked has gone): either way it no longer waits.
+      waits.delete(wait);
+      announceWaits();
     }
     current = spare;
   }
