@@ -498,7 +498,13 @@ describe('the web app, finding by finding', () => {
       null,
     );
     await call('POST', `/api/posts/${posts.data[0]!.id}/like`, other.token);
-    await page.getByRole('link', { name: /Notifications/ }).click();
+    // The like arrives on the stream: the bell counts it at once.
+    const bell = page.getByRole('link', { name: /Notifications/ });
+    const unread = async () => Number(/(\d+) unread/.exec((await bell.textContent()) ?? '')?.[1] ?? 0);
+    const before = await unread();
+    await call('POST', `/api/posts/${posts.data[0]!.id}/comments`, other.token, { text: 'Maybe not.' });
+    await expect.poll(unread).toBe(before + 1);
+    await bell.click();
     const liked = page.getByTestId('notification').filter({ hasText: 'liked your post' });
     await expect.poll(() => liked.isVisible()).toBe(true);
     await shoot(page, '9-notifications', (p) => p.locator('main'));

@@ -64,7 +64,9 @@ export function OptionsTable({
                     {option.resolution ? (
                       <Outcome resolution={option.resolution} />
                     ) : tradable ? (
-                      option.lastYesPriceCents === null ? (
+                      option.lastYesPriceCents === null && option.houseLiquidityCents === 0 ? (
+                        <span className="muted">No trade yet</span>
+                      ) : option.lastYesPriceCents === null ? (
                         <span className="muted" title="No trade yet: the house's starting price">
                           {formatPercentBps(option.probabilityBps)} <span className="small">(start)</span>
                         </span>

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { MarketDetail, Position } from '../api/types';
-import { formatCredits, formatDate, formatNumber, formatSignedCredits, pnlClass } from '../lib/format';
+import { formatCredits, formatDate, formatNumber, pnlClass } from '../lib/format';
 import type { GetAnswer } from '../lib/hooks';
 import { payoutCents, type ShownStatus } from '../lib/market';
 import { ErrorMessage, Loading } from './Status';
@@ -25,7 +25,9 @@ function Paid({ settlements }: { settlements: Settlement[] }) {
     <div className="paid" data-testid="settlement">
       <p>
         <strong data-testid="paid-total">You were paid {formatCredits(total)}</strong>{' '}
-        <span className={pnlClass(pnl)}>({formatSignedCredits(pnl)} on what the shares cost)</span>
+        <span className={pnlClass(pnl)}>
+          ({pnl >= 0 ? 'a profit of' : 'a loss of'} {formatCredits(Math.abs(pnl))} on what the shares cost)
+        </span>
       </p>
       <ul className="plain payouts" aria-label="What each position paid">
         {settlements.map((item) => (

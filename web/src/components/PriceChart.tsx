@@ -2,6 +2,7 @@ import {
   ColorType,
   CrosshairMode,
   createChart,
+  createSeriesMarkers,
   type IChartApi,
   type ISeriesApi,
   LineSeries,
@@ -63,6 +64,7 @@ function localTime(time: Time, withDate: boolean): string {
 }
 
 function legendNote(series: ChartSeries): string {
+  if (series.kind === 'none') return 'no trade and no house quote yet: no price';
   if (series.kind === 'house') return 'house starting price, no trade yet';
   if (series.kind === 'flat') return 'no trade in this period';
   return '';
@@ -166,6 +168,19 @@ function useChart(
             : { time: point.time as UTCTimestamp, value: point.value },
         ),
       );
+      // A dot on the price now: an option that traded only a moment ago still shows where it stands.
+      const last = item.points[item.points.length - 1];
+      if (item.kind === 'traded' && last) {
+        createSeriesMarkers(line, [
+          {
+            time: last.time as UTCTimestamp,
+            position: 'inBar',
+            color: colourOf(item.index),
+            shape: 'circle',
+            size: 1,
+          },
+        ]);
+      }
       return line;
     });
     current.timeScale().fitContent();
@@ -208,6 +223,7 @@ export function PriceChart({
     .map((item) => {
       const values = item.points.flatMap((point) => (point.value === undefined ? [] : [point.value]));
       const note = legendNote(item);
+      if (item.last === null) return `${item.label}: ${note}`;
       return note
         ? `${item.label}: Yes ${formatPrice(item.last)} (${note})`
         : `${item.label}: Yes ${formatPrice(item.last)} now, between ${formatPrice(Math.min(...values))} and ${formatPrice(Math.max(...values))}`;

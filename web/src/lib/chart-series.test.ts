@@ -67,4 +67,11 @@ describe('the chart’s series', () => {
     const fresh = chartSeries([option('9', [['2026-03-01T11:59:59.000Z', 77]], 77)], '1d', NOW)[0]!;
     expect(fresh.points[fresh.points.length - 1]!.value).toBe(77);
   });
+
+  it('draws nothing for an option with neither a trade nor a house quote', () => {
+    const bare = { ...option('7', [], null), houseLiquidityCents: 0 };
+    const [drawn] = chartSeries([bare], '1d', NOW);
+    expect(drawn).toMatchObject({ kind: 'none', last: null });
+    expect(drawn!.points.every((point) => point.value === undefined)).toBe(true);
+  });
 });

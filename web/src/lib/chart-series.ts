@@ -1,7 +1,7 @@
 import type { OptionDetail } from '../api/types';
 
 /** How an option's line is drawn: its trades, its last price held flat, or the house's starting quote. */
-export type SeriesKind = 'traded' | 'flat' | 'house';
+export type SeriesKind = 'traded' | 'flat' | 'house' | 'none';
 
 export interface ChartPoint {
   /** Seconds since the epoch (UTC), as the chart library takes time. */
@@ -17,8 +17,8 @@ export interface ChartSeries {
   index: number;
   kind: SeriesKind;
   points: ChartPoint[];
-  /** The YES price at the right edge (now). */
-  last: number;
+  /** The YES price at the right edge (now); null for an option with no price at all (no trade, no house). */
+  last: number | null;
 }
 
 const SPAN_MS: Record<string, number> = { '1d': 86_400_000, '1w': 7 * 86_400_000, '1m': 30 * 86_400_000 };
@@ -69,6 +69,10 @@ export function chartSeries(options: OptionDetail[], range: string, now = Date.n
       const tail = points[points.length - 1];
       if (tail) tail.value = latest;
       return { ...base, kind: 'traded', points, last: latest };
+    }
+    if (option.lastYesPriceCents === null && option.houseLiquidityCents === 0) {
+      // Neither a trade nor a house quote: there is no price to draw.
+      return { ...base, kind: 'none', points: grid.map((time) => ({ time })), last: null };
     }
     const flat = option.lastYesPriceCents ?? option.yesPriceCents;
     return {

@@ -158,9 +158,15 @@ export function setPagedItems<T>(key: readonly unknown[], update: (items: T[]) =
   queryClient.setQueryData<InfiniteData<PageOf<T>, string | null>>(key, (current) => {
     if (!current) return current;
     const last = current.pages[current.pages.length - 1];
+    // What a page carries beside its items (a feed's unread count) is kept from the first.
+    const first = current.pages[0];
     return {
       pages: [
-        { data: update(current.pages.flatMap((page) => page.data)), nextCursor: last?.nextCursor ?? null },
+        {
+          ...first,
+          data: update(current.pages.flatMap((page) => page.data)),
+          nextCursor: last?.nextCursor ?? null,
+        },
       ],
       pageParams: [null],
     };

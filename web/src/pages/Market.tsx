@@ -169,8 +169,10 @@ export function MarketPage() {
   );
   const books = useLiveBooks(eventSlug, bookOptions, market.onSnapshot);
   const liveBook = selected ? books.get(selected.id) : undefined;
-  const readBook = useBookReadOnce(selected?.id, tradable && !liveBook && streamStatus === 'down');
-  const book = liveBook ?? readBook.book;
+  // Without the stream, the book is read once over REST (and again on request), and that read is what shows.
+  const down = streamStatus === 'down';
+  const readBook = useBookReadOnce(selected?.id, tradable && down);
+  const book = down ? (readBook.book ?? liveBook) : (liveBook ?? readBook.book);
   const resolvedLike = status === 'resolved';
   const tradesHere = useTradesHere(eventSlug, signedIn && resolvedLike);
   const settlements = useApi(signedIn && status === 'settled' ? '/api/me/settlements' : null, {
