@@ -469,11 +469,16 @@ describe('the web app, finding by finding', () => {
     await activity.getByRole('button', { name: 'Save note' }).click();
     await expect.poll(() => activity.getByTestId('note').count()).toBe(1);
     await activity.getByRole('link', { name: 'All your notes' }).click();
+    await expect
+      .poll(() => page.getByRole('heading', { level: 1, name: 'Your notes' }).isVisible())
+      .toBe(true);
     await expect.poll(() => page.getByTestId('note').first().textContent()).toContain('Vegetable prices');
     expect(await page.getByTestId('note').first().textContent()).toContain('CPI inflation');
     await shoot(page, '9-notes', (p) => p.locator('main'));
 
     // Trending traders.
+    const cpi = await call<Market>('GET', '/api/events/india-cpi-below-4-percent', null);
+    await trade(other, cpi.options[0]!.id, 'YES', 5);
     await page.goto('/leaderboard?board=trending');
     await expect.poll(() => page.getByTestId('trending-row').count()).toBeGreaterThan(0);
     await shoot(page, '9-trending', (p) => p.getByRole('tabpanel'));
@@ -497,13 +502,13 @@ describe('the web app, finding by finding', () => {
       '/api/posts?eventSlug=india-cpi-below-4-percent',
       null,
     );
-    await call('POST', `/api/posts/${posts.data[0]!.id}/like`, other.token);
-    // The like arrives on the stream: the bell counts it at once.
+    // The like and the comment arrive on the stream: the bell counts each at once.
     const bell = page.getByRole('link', { name: /Notifications/ });
     const unread = async () => Number(/(\d+) unread/.exec((await bell.textContent()) ?? '')?.[1] ?? 0);
     const before = await unread();
+    await call('POST', `/api/posts/${posts.data[0]!.id}/like`, other.token);
     await call('POST', `/api/posts/${posts.data[0]!.id}/comments`, other.token, { text: 'Maybe not.' });
-    await expect.poll(unread).toBe(before + 1);
+    await expect.poll(unread).toBe(before + 2);
     await bell.click();
     const liked = page.getByTestId('notification').filter({ hasText: 'liked your post' });
     await expect.poll(() => liked.isVisible()).toBe(true);

@@ -180,7 +180,7 @@ describe('twenty page views in a minute', () => {
       await expect.poll(() => view.ready(page)).toBe(true);
       // Read to the end: what loads below the fold is part of the view.
       await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
-      await page.waitForTimeout(1200);
+      await page.waitForTimeout(1600);
       await page.waitForLoadState('networkidle');
       perView.push({ view: view.name, requests: requests.slice(before) });
     }

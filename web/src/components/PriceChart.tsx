@@ -250,12 +250,7 @@ export function PriceChart({
         </fieldset>
       </div>
       <p className="visually-hidden">Yes price history. {summary}.</p>
-      <div
-        className="chart-plot"
-        data-testid="price-chart"
-        data-points={points}
-        onMouseLeave={() => setHover(null)}
-      >
+      <div className="chart-plot" data-testid="price-chart" data-points={points}>
         <div ref={container} className="chart-canvas" style={{ height: HEIGHT }} />
         {hover !== null ? (
           <div className="chart-tip" aria-hidden="true" data-testid="chart-tip">
