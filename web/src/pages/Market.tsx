@@ -119,7 +119,7 @@ function LazyDiscussion({ eventId, eventSlug }: { eventId: string; eventSlug: st
       ) : (
         <section className="card" aria-labelledby="discussion-heading">
           <h2 id="discussion-heading">Discussion</h2>
-          <Loading label="Loading the discussion…" />
+          <p className="muted small">The posts load as you scroll here.</p>
         </section>
       )}
     </div>
