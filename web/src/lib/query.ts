@@ -35,6 +35,8 @@ const FRESH_MS: Record<string, number> = {
   '/api/me/preferences': 5 * 60_000,
   '/api/me/referral': 5 * 60_000,
   '/api/flags': 5 * 60_000,
+  '/api/events/by-slug/{slug}/news': 5 * 60_000,
+  '/api/events/by-slug/{slug}/sponsor': 5 * 60_000,
   '/api/watchlist': 5 * 60_000,
   '/api/me/notifications': 5 * 60_000,
   '/api/positions': 60_000,
