@@ -74,6 +74,8 @@ export async function createServices({ config, database, log, metrics }: Service
   const gamification = createGamification({ db, ledger, notifications, jobs, settings: config });
   const profile = createProfile({ db, notifications, config });
   const social = createSocial({ db, markets, notifications, profile, gamification, credentials: accounts });
+  stream.attachDiscussion(social.discussionEvents);
+  stream.attachNotifications(notifications);
   const competitions = createCompetitions({ db, ledger, notifications, social, accounts, jobs });
   const flags = new FlagsService(db, new FlagsRepository(), {
     refreshMs: config.flagsRefreshMs,

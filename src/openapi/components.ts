@@ -55,15 +55,18 @@ import {
 import {
   LimitOrder,
   LimitOrderBody,
+  OrderListItem,
   OrderView,
   PlacedOrderView,
   Portfolio,
   PositionView,
   TradeBody,
   TradeOrder,
+  TradeListItem,
   TradeView,
 } from '../modules/trading/schemas.js';
 import {
+  AdminDelivery,
   Attempt,
   CreatedSubscription,
   CreateSubscriptionBody,
@@ -80,6 +83,8 @@ const NAMED: Record<string, TSchema> = {
   Order: OrderView,
   PlacedOrder: PlacedOrderView,
   Trade: TradeView,
+  TradeListItem,
+  OrderListItem,
   Position: PositionView,
   Portfolio,
   Candle,
@@ -139,6 +144,7 @@ const NAMED: Record<string, TSchema> = {
   CreatedWebhookSubscription: CreatedSubscription,
   CreateWebhookRequest: CreateSubscriptionBody,
   WebhookDelivery: Delivery,
+  AdminWebhookDelivery: AdminDelivery,
   WebhookAttempt: Attempt,
 };
 

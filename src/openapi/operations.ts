@@ -49,6 +49,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'PATCH /api/admin/events/{id}/options/{optionId}': 'adminUpdateDraftOption',
   'GET /api/admin/events/{id}/settlement-preview': 'adminPreviewSettlement',
   'GET /api/admin/audit': 'adminRunAudit',
+  'GET /api/admin/webhook-deliveries': 'adminListWebhookDeliveries',
   'GET /api/admin/disputes': 'adminListDisputes',
   'POST /api/admin/disputes/{id}/decide': 'adminDecideDispute',
   'GET /api/me/badges': 'getBadges',

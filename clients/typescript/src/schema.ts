@@ -503,6 +503,26 @@ export interface paths {
         patch: operations["adminUpdateTournament"];
         trace?: never;
     };
+    "/api/admin/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every user’s webhook deliveries, with every attempt
+         * @description Newest first, optionally one `status` (`failed` lists the deliveries that gave up). Each delivery names its subscription, URL and owner, and lists its attempts as `GET /api/me/webhooks/{id}/deliveries` does.
+         */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -969,7 +989,7 @@ export interface paths {
         };
         /**
          * Top traders by profit, volume and predictions
-         * @description `profit`: realized profit in cents over all positions (sales and settlements), positive only. `volume`: notional traded in cents (quantity × price of every execution). `predictions`: number of settled positions on the winning side.
+         * @description `profit`: realized profit in cents over all positions (sales and settlements), best first, of every trader with a realized result (a loss included). `volume`: notional traded in cents (quantity × price of every execution). `predictions`: number of settled positions on the winning side. Suspended accounts are left out of every board.
          */
         get: operations["getLeaderboard"];
         put?: never;
@@ -2238,6 +2258,29 @@ export interface components {
             targetId: string;
             targetType: "POST" | "COMMENT" | "USER";
         };
+        AdminWebhookDelivery: {
+            attemptCount: number;
+            attempts: components["schemas"]["WebhookAttempt"][];
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The webhook-id sent (the same on every attempt) */
+            eventId: string;
+            /** @description Numeric id as a string */
+            id: string;
+            nextAttemptAt: string | null;
+            owner: {
+                /** @description Numeric id as a string */
+                id: string;
+                username: string;
+            };
+            status: "pending" | "succeeded" | "failed";
+            /** @description Numeric id as a string */
+            subscriptionId: string;
+            type: string;
+            /** @description Where it is delivered */
+            url: string;
+        };
         /** @description Every error: a human message, a machine code and optional details. Each operation lists the codes it can answer with for each status. */
         ApiError: {
             code: string;
@@ -2656,7 +2699,11 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             description: string;
+            /** @description The event made from it, once approved */
+            eventId: string | null;
             eventSlug: string | null;
+            /** @description That event’s status now: `draft` until an admin opens it */
+            eventStatus: "draft" | "open" | "closed" | "resolved" | "settled" | null;
             /** @description Numeric id as a string */
             id: string;
             options: string[];
@@ -2813,6 +2860,36 @@ export interface components {
                     quantity: number;
                 }[];
             };
+        };
+        OrderListItem: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            cancelReason: string | null;
+            clientOrderId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            eventSlug: string;
+            /** @description The title of the order’s market */
+            eventTitle: string;
+            expiresAt: string | null;
+            filledQuantity: number;
+            /** @description Numeric id as a string */
+            id: string;
+            kind: "market" | "limit";
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description The limit (worst acceptable) price of your side */
+            priceCents: number;
+            quantity: number;
+            remainingQuantity: number;
+            /** @description Cash still held for this order */
+            reservedCents: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+            status: "open" | "partially_filled" | "filled" | "cancelled" | "expired";
+            /** Format: date-time */
+            updatedAt: string;
         };
         PlacedOrder: {
             /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
@@ -3078,6 +3155,7 @@ export interface components {
         /** @description What one side of one option paid you when it settled */
         Settlement: {
             eventSlug: string;
+            eventTitle: string;
             /** @description Numeric id as a string */
             id: string;
             /** @description Numeric id as a string */
@@ -3206,6 +3284,30 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             eventSlug: string;
+            feeCents: number;
+            /** @description Numeric id as a string */
+            id: string;
+            liquidity: "maker" | "taker";
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description Numeric id as a string */
+            orderId: string;
+            orderKind: "market" | "limit";
+            /** @description Execution price of your side */
+            priceCents: number;
+            quantity: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
+        TradeListItem: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** Format: date-time */
+            createdAt: string;
+            eventSlug: string;
+            /** @description The title of the order’s market */
+            eventTitle: string;
             feeCents: number;
             /** @description Numeric id as a string */
             id: string;
@@ -7849,6 +7951,114 @@ export interface operations {
             };
         };
     };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                /** @description Only deliveries in this state; absent = all */
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminWebhookDelivery"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
     login: {
         parameters: {
             query?: never;
@@ -11113,7 +11323,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Order"][];
+                        data: components["schemas"]["OrderListItem"][];
                         nextCursor: string | null;
                     };
                 };
@@ -17220,7 +17430,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Trade"][];
+                        data: components["schemas"]["TradeListItem"][];
                         nextCursor: string | null;
                     };
                 };

@@ -225,6 +225,7 @@ export class MarketDataRepository {
         's.id',
         's.option_id',
         'e.slug as event_slug',
+        'e.title as event_title',
         'o.label as option_label',
         's.side',
         's.outcome',

@@ -136,6 +136,7 @@ export const Settlement = Type.Object(
     id: IdString,
     optionId: IdString,
     eventSlug: Type.String(),
+    eventTitle: Type.String(),
     optionLabel: Type.String(),
     side: SideSchema,
     outcome: Outcome,

@@ -179,6 +179,7 @@ export class MarketDataService {
         id: String(row.id),
         optionId: String(row.option_id),
         eventSlug: row.event_slug,
+        eventTitle: row.event_title,
         optionLabel: row.option_label,
         side: row.side,
         outcome: row.outcome,

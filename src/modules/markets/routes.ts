@@ -140,9 +140,10 @@ export const marketsRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Top traders by profit, volume and predictions',
         description:
-          '`profit`: realized profit in cents over all positions (sales and settlements), positive only. ' +
-          '`volume`: notional traded in cents (quantity × price of every execution). `predictions`: number of ' +
-          'settled positions on the winning side.',
+          '`profit`: realized profit in cents over all positions (sales and settlements), best first, of every ' +
+          'trader with a realized result (a loss included). `volume`: notional traded in cents (quantity × price ' +
+          'of every execution). `predictions`: number of settled positions on the winning side. Suspended ' +
+          'accounts are left out of every board.',
         querystring: Type.Object({
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
         }),

@@ -124,6 +124,14 @@ export const OrderView = Type.Object({
   updatedAt: DateTime,
 });
 
+const EventTitle = Type.Object({
+  eventTitle: Type.String({ description: 'The title of the order’s market' }),
+});
+/** A trade as your trade history lists it: with its market's title. */
+export const TradeListItem = Type.Composite([TradeView, EventTitle]);
+/** An order as your order lists show it: with its market's title. */
+export const OrderListItem = Type.Composite([OrderView, EventTitle]);
+
 export const PlacedOrderView = Type.Composite([
   OrderView,
   Type.Object({
