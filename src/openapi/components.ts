@@ -61,8 +61,8 @@ import {
   Portfolio,
   PositionView,
   TradeBody,
-  TradeOrder,
   TradeListItem,
+  TradeOrder,
   TradeView,
 } from '../modules/trading/schemas.js';
 import {
