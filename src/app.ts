@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import { accountsRoutes } from './modules/accounts/routes.js';
@@ -13,6 +13,7 @@ import { flagsRoutes } from './modules/flags/routes.js';
 import { gamificationModule } from './modules/gamification/module.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { integrationsRoutes } from './modules/integrations/module.js';
+import { marketDataRoutes } from './modules/market-data/routes.js';
 import { seedDemo } from './modules/markets/demo.js';
 import { marketsRoutes } from './modules/markets/routes.js';
 import { notificationsRoutes } from './modules/notifications/routes.js';
@@ -26,9 +27,11 @@ import { webhooksRoutes } from './modules/webhooks/module.js';
 import { asyncapiDocument } from './openapi/asyncapi.js';
 import { swaggerOptions } from './openapi/document.js';
 import { authPlugin } from './platform/auth.js';
+import { acceptBodylessRequests } from './platform/bodies.js';
 import type { Config } from './platform/config.js';
+import { bindCursors } from './platform/cursors.js';
 import type { Database } from './platform/db/database.js';
-import { registerErrorHandling } from './platform/errors.js';
+import { frameworkErrors, registerErrorHandling, ShuttingDownError } from './platform/errors.js';
 import { ErrorBody } from './platform/http.js';
 import { createMetrics, type Metrics, metricsPlugin } from './platform/metrics.js';
 import { rateLimitPlugin } from './platform/rate-limit.js';
@@ -52,6 +55,9 @@ export interface AppDependencies {
   logStream?: { write(line: string): void };
 }
 
+/** Longer than any request line Node reads (its header limit is 16 KiB): every parameter reaches its route. */
+const MAX_PARAM_LENGTH = 16_384;
+
 /** How long a closing server keeps reading requests already sent to it, answering them 503. */
 const CLOSE_DRAIN_MS = 250;
 /** The longest that pause lasts while requests keep coming in. */
@@ -64,23 +70,45 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
+/**
+ * A request as logged: the default fields, with a credential passed in the query string (the stream's
+ * `?token=`, which a browser's WebSocket cannot send as a header) masked like the Authorization header.
+ */
+function loggedRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]'),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, database } = deps;
   const app = Fastify({
     logger: {
       level: config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { req: loggedRequest },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
-    return503OnClosing: true,
+    // A path with a trailing slash is the path without; a long path parameter reaches its route, whose schema
+    // answers 400 in the documented shape (no parameter can be longer than the request line Node accepts).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    // Answered by the hook below instead, in the documented shape, with Retry-After and the rate-limit headers.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);
+  acceptBodylessRequests(app);
+  bindCursors(app);
   // JSON only (multipart where a route says so): any other body type is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
@@ -165,18 +193,25 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     keyPrefix: config.redisKeyPrefix,
     metrics,
   });
+  // While closing, every request but the probes is answered 503 SHUTTING_DOWN (counted, with the rate-limit headers).
+  app.addHook('onRequest', async (request) => {
+    if (closing && (request.routeOptions.config as { rateLimit?: unknown }).rateLimit !== false) {
+      throw new ShuttingDownError();
+    }
+  });
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request, reply) =>
     reply
       .status(404)
       .send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'NOT_FOUND' }),
   );
 
-  await app.register(healthRoutes, { database });
+  await app.register(healthRoutes, { database, closing: () => closing });
   await app.register(accountsRoutes, { accounts });
   await app.register(notificationsRoutes, { notifications });
   await app.register(marketsRoutes, { markets, reads: marketReads });
   await app.register(tradingRoutes, { trading, markets: markets.catalogue });
   await app.register(conversionRoutes, { trading });
+  await app.register(marketDataRoutes, { data: services.marketData, reads: marketReads });
   await app.register(adminRoutes, { markets, audit: services.audit });
   await app.register(streamRoutes, {
     stream,

@@ -9,6 +9,8 @@ import { createGamification } from './modules/gamification/module.js';
 import { createIntegrations } from './modules/integrations/module.js';
 import { AuditRepository } from './modules/ledger/audit.js';
 import { LedgerRepository } from './modules/ledger/repository.js';
+import { MarketDataRepository } from './modules/market-data/repository.js';
+import { MarketDataService } from './modules/market-data/service.js';
 import { createMarkets } from './modules/markets/module.js';
 import { MarketReadCache } from './modules/markets/read-cache.js';
 import { NotificationsRepository } from './modules/notifications/repository.js';
@@ -47,7 +49,8 @@ export async function createServices({ config, database, log, metrics }: Service
   const ledger = new LedgerRepository();
   const accounts = new AccountsService(db, new AccountsRepository(), ledger, config);
   const notifications = new NotificationsService(db, new NotificationsRepository());
-  const trading = new TradingService(db, new TradingRepository(), ledger, config, { log, metrics });
+  const tradingRepository = new TradingRepository();
+  const trading = new TradingService(db, tradingRepository, ledger, config, { log, metrics });
   const markets = createMarkets({ db, trading, ledger, notifications, settings: config });
   jobs.register('expire-orders', () => trading.expireDueOrders());
   jobs.register('close-events', () => markets.lifecycle.closeDueEvents());
@@ -62,6 +65,8 @@ export async function createServices({ config, database, log, metrics }: Service
     config.readCacheMaxMb,
   );
   marketReads.attach(trading);
+  const marketData = new MarketDataService(db, new MarketDataRepository(), tradingRepository, ledger);
+  marketData.attach(trading);
   const gamification = createGamification({ db, ledger, notifications, jobs, settings: config });
   const profile = createProfile({ db, notifications, config });
   const social = createSocial({
@@ -72,6 +77,8 @@ export async function createServices({ config, database, log, metrics }: Service
     gamification,
     credentials: accounts,
   });
+  stream.attachDiscussion(social.discussionEvents);
+  stream.attachNotifications(notifications);
   const competitions = createCompetitions({ db, ledger, notifications, social, accounts, jobs });
   const flags = new FlagsService(db, new FlagsRepository(), {
     refreshMs: config.flagsRefreshMs,
@@ -100,6 +107,7 @@ export async function createServices({ config, database, log, metrics }: Service
     markets,
     stream,
     marketReads,
+    marketData,
     gamification,
     profile,
     social,

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { isDatabaseUnavailable } from './db/types.js';
 
 /** Every failure the API reports is one of these; status and code are decided here and nowhere else. */
@@ -89,19 +89,7 @@ export class RateLimitedError extends AppError {
   }
 }
 
-export class FeatureDisabledError extends AppError {
-  constructor(feature: string) {
-    super(503, 'FEATURE_DISABLED', `${feature} is not available yet`);
-  }
-}
-
-export class ProviderNotConfiguredError extends AppError {
-  constructor(provider: string) {
-    super(503, 'PROVIDER_NOT_CONFIGURED', `No ${provider} provider is configured`);
-  }
-}
-
-/** A dependency is out of reach or too busy: the request may be retried after `retryAfterSeconds`. */
+/** Not available now: the request may be retried after `retryAfterSeconds` (sent as Retry-After). */
 export class ServiceUnavailableError extends AppError {
   constructor(
     code: string,
@@ -109,6 +97,28 @@ export class ServiceUnavailableError extends AppError {
     readonly retryAfterSeconds: number,
   ) {
     super(503, code, message, { retryAfterSeconds });
+  }
+}
+
+/** How long a client waits before asking again for what an operator has switched off or not configured. */
+const SWITCHED_OFF_RETRY_SECONDS = 300;
+
+export class FeatureDisabledError extends ServiceUnavailableError {
+  constructor(feature: string) {
+    super('FEATURE_DISABLED', `${feature} is not available yet`, SWITCHED_OFF_RETRY_SECONDS);
+  }
+}
+
+export class ProviderNotConfiguredError extends ServiceUnavailableError {
+  constructor(provider: string) {
+    super('PROVIDER_NOT_CONFIGURED', `No ${provider} provider is configured`, SWITCHED_OFF_RETRY_SECONDS);
+  }
+}
+
+/** The server is shutting down: another instance (or this one, restarted) answers a retry. */
+export class ShuttingDownError extends ServiceUnavailableError {
+  constructor() {
+    super('SHUTTING_DOWN', 'The server is shutting down; retry', 1);
   }
 }
 
@@ -224,6 +234,16 @@ function discardBody(request: IncomingMessage): Promise<boolean> {
   });
 }
 
+/**
+ * What the router refuses before any route runs (a path that is not valid percent-encoding), in the error shape of
+ * every other answer.
+ */
+export function frameworkErrors(error: FastifyError, _request: unknown, reply: FastifyReply): void {
+  reply
+    .code(400)
+    .send({ error: `Invalid request path: ${error.message}`, code: 'VALIDATION_FAILED', details: [] });
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (error, request, reply) => {
     const { status, body } = toErrorResponse(error);
@@ -233,7 +253,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     else if (status >= 500) request.log.error({ err: error }, 'request failed');
     if (status === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', 60);
     const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-    if (status === 503 && typeof retryAfter === 'number') reply.header('retry-after', retryAfter);
+    if (status === 503) reply.header('retry-after', typeof retryAfter === 'number' ? retryAfter : 1);
     return reply.status(status).send(body);
   });
 }

@@ -7,7 +7,12 @@ let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
   const { markets, accounts, social, competitions } = t.app.services;
-  await seedDemo({ markets: markets.editing, accounts, discussion: social.discussion, tournaments: competitions.tournaments });
+  await seedDemo({
+    markets: markets.editing,
+    accounts,
+    discussion: social.discussion,
+    tournaments: competitions.tournaments,
+  });
 });
 afterAll(async () => {
   await expectInvariants(t.database);

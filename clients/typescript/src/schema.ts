@@ -503,6 +503,26 @@ export interface paths {
         patch: operations["adminUpdateTournament"];
         trace?: never;
     };
+    "/api/admin/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every user’s webhook deliveries, with every attempt
+         * @description Newest first, optionally one `status` (`failed` lists the deliveries that gave up). Each delivery names its subscription, URL and owner, and lists its attempts as `GET /api/me/webhooks/{id}/deliveries` does.
+         */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -896,6 +916,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events/by-slug/{slug}/trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public tape of an event (all its options)
+         * @description Newest first, cursor-paginated: each execution once, at its YES price, with the side and action of the order that took liquidity (the maker was on the other side). The stream’s `trades:<optionId>` channel carries the same executions live, with the same ids.
+         */
+        get: operations["listEventTape"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/flags": {
         parameters: {
             query?: never;
@@ -949,7 +989,7 @@ export interface paths {
         };
         /**
          * Top traders by profit, volume and predictions
-         * @description `profit`: realized profit in cents over all positions (sales and settlements), positive only. `volume`: notional traded in cents (quantity × price of every execution). `predictions`: number of settled positions on the winning side.
+         * @description `profit`: realized profit in cents over all positions (sales and settlements), best first, of every trader with a realized result (a loss included). `volume`: notional traded in cents (quantity × price of every execution). `predictions`: number of settled positions on the winning side. Suspended accounts are left out of every board.
          */
         get: operations["getLeaderboard"];
         put?: never;
@@ -1103,6 +1143,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/fills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your fills: every execution of your orders, newest first
+         * @description Each with its order, your role (maker: your order was resting; taker: it took liquidity), your side’s price, the YES price, quantity, notional and fee. `optionId` or `eventSlug` narrows the list. Every field is a single value (no nesting), so a page is a table as it stands.
+         */
+        get: operations["listFills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/followers": {
         parameters: {
             query?: never;
@@ -1175,6 +1235,26 @@ export interface paths {
          * @description Needs the current password (a wrong one: 400 naming `currentPassword`, counted as a failed login, so repeated guesses are throttled with 429). Every other session of the account ends at once; the one making the change stays signed in (a change made with an API key ends every session). API keys stay.
          */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/portfolio-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your portfolio’s value over time
+         * @description Cash + reserved + positions at their marks, at evenly spaced times: every 5 minutes over `1d`, every hour over `1w`, every 4 hours over `1m`, and for `all` (since you registered) the finest of 5 minutes, 1 hour, 4 hours, 1 day and 1 week that keeps it to 500 points. The last point is now and equals the portfolio summary’s total. A position is marked at its side of the last close before each time, or at what a share pays once its option was resolved.
+         */
+        get: operations["getPortfolioHistory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1257,6 +1337,26 @@ export interface paths {
          * @description Its token stops working at once, on every instance. Ending the current session logs out.
          */
         delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your settlements: what each option paid you when it settled, newest first
+         * @description One row per option and side you held at settlement: the outcome, the shares held, the payout (100 a winning share, 50 a share of either side when void) and the P&L against their cost. `eventSlug` narrows the list.
+         */
+        get: operations["listSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1496,6 +1596,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/options/{optionId}/candles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OHLC candles of an option’s YES price
+         * @description Open, high, low and close of the YES price (cents) and the volume (shares, and cents at the takers’ prices) per 1-minute, 1-hour or 1-day interval (UTC), oldest first, at most 1440 per request. Every interval of the range from the option’s first trade on has a candle: one without trades is flat at the previous close with no volume. The candles are written by the very transaction that makes the trades, so they always agree with the tape.
+         */
+        get: operations["getCandles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/options/{optionId}/trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public tape of an option
+         * @description Newest first, cursor-paginated: each execution once, at its YES price, with the side and action of the order that took liquidity (the maker was on the other side). The stream’s `trades:<optionId>` channel carries the same executions live, with the same ids.
+         */
+        get: operations["listOptionTape"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/orderbook/{optionId}": {
         parameters: {
             query?: never;
@@ -1682,6 +1822,26 @@ export interface paths {
          * @description `reason`: 1..500 characters. One open report per reporter and target: a second one is 409 ALREADY_REPORTED until the first is resolved. Unknown or removed target: 404; reporting yourself: 400.
          */
         post: operations["createReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tickers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tickers: best bid and ask, last price, 24-hour volume and change, open interest
+         * @description Every option of every open market, or only those of `eventSlug` or `optionIds` (any public market). Bid and ask are YES prices with the shares offered there, the house market maker’s quote included; the 24-hour figures come from the minute candles.
+         */
+        get: operations["listTickers"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1897,7 +2057,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database answers */
+        /** The database answers and the server is not shutting down */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -2098,6 +2258,35 @@ export interface components {
             targetId: string;
             targetType: "POST" | "COMMENT" | "USER";
         };
+        AdminWebhookDelivery: {
+            attemptCount: number;
+            attempts: components["schemas"]["WebhookAttempt"][];
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The webhook-id sent (the same on every attempt) */
+            eventId: string;
+            /** @description Numeric id as a string */
+            id: string;
+            nextAttemptAt: string | null;
+            owner: {
+                /** @description Numeric id as a string */
+                id: string;
+                username: string;
+            };
+            status: "pending" | "succeeded" | "failed";
+            /** @description Numeric id as a string */
+            subscriptionId: string;
+            type: string;
+            /** @description Where it is delivered */
+            url: string;
+        };
+        /** @description Every error: a human message, a machine code and optional details. Each operation lists the codes it can answer with for each status. */
+        ApiError: {
+            code: string;
+            details?: unknown;
+            error: string;
+        };
         ApiKey: {
             /** Format: date-time */
             createdAt: string;
@@ -2146,6 +2335,34 @@ export interface components {
                     unit: "cents" | "count";
                 };
             }[];
+        };
+        /** @description One interval of an option’s YES price. An interval without trades is flat at the last close */
+        Candle: {
+            /** @description YES price of the last execution */
+            c: number;
+            /** @description Highest YES price */
+            h: number;
+            /** @description Lowest YES price */
+            l: number;
+            /** @description YES price of the first execution (cents) */
+            o: number;
+            /**
+             * Format: date-time
+             * @description Start of the interval
+             */
+            t: string;
+            /** @description Volume in shares */
+            v: number;
+            /** @description Volume in cents: quantity × price of each execution, in the taker’s side */
+            vc: number;
+        };
+        Candles: {
+            /** @description Oldest first, one per interval from the first with a price */
+            data: components["schemas"]["Candle"][];
+            /** @description 1m, 1h or 1d; intervals start on multiples of their width since the Unix epoch (UTC) */
+            interval: "1m" | "1h" | "1d";
+            /** @description Numeric id as a string */
+            optionId: string;
         };
         Challenge: {
             acceptedAt: string | null;
@@ -2298,12 +2515,6 @@ export interface components {
             /** @description Numeric id as a string */
             userId: string;
         };
-        /** @description Every error: a human message, a machine code and optional details */
-        Error: {
-            code: string;
-            details?: unknown;
-            error: string;
-        };
         Event: {
             category: string;
             closedAt: string | null;
@@ -2384,6 +2595,34 @@ export interface components {
             status: "draft" | "open" | "closed" | "resolved" | "settled";
             title: string;
         };
+        /** @description One execution of one of your orders (`fillId` is its id on the public tape) */
+        Fill: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** Format: date-time */
+            createdAt: string;
+            eventSlug: string;
+            feeCents: number;
+            /** @description Numeric id as a string */
+            fillId: string;
+            /** @description Numeric id as a string */
+            id: string;
+            /** @description priceCents × quantity */
+            notionalCents: number;
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description Numeric id as a string */
+            orderId: string;
+            /** @description Execution price of your side */
+            priceCents: number;
+            quantity: number;
+            role: "maker" | "taker";
+            /** @description YES or NO */
+            side: "YES" | "NO";
+            /** @description Execution price of YES */
+            yesPriceCents: number;
+        };
         Flag: {
             /** @description Why the flag is off regardless of `enabled` (a missing provider), or null */
             blockedBy: string | null;
@@ -2460,7 +2699,11 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             description: string;
+            /** @description The event made from it, once approved */
+            eventId: string | null;
             eventSlug: string | null;
+            /** @description That event’s status now: `draft` until an admin opens it */
+            eventStatus: "draft" | "open" | "closed" | "resolved" | "settled" | null;
             /** @description Numeric id as a string */
             id: string;
             options: string[];
@@ -2618,6 +2861,36 @@ export interface components {
                 }[];
             };
         };
+        OrderListItem: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            cancelReason: string | null;
+            clientOrderId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            eventSlug: string;
+            /** @description The title of the order’s market */
+            eventTitle: string;
+            expiresAt: string | null;
+            filledQuantity: number;
+            /** @description Numeric id as a string */
+            id: string;
+            kind: "market" | "limit";
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description The limit (worst acceptable) price of your side */
+            priceCents: number;
+            quantity: number;
+            remainingQuantity: number;
+            /** @description Cash still held for this order */
+            reservedCents: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+            status: "open" | "partially_filled" | "filled" | "cancelled" | "expired";
+            /** Format: date-time */
+            updatedAt: string;
+        };
         PlacedOrder: {
             /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
             action: "BUY" | "SELL";
@@ -2651,33 +2924,51 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        PlaceLimitOrderRequest: {
+        /** PlaceLimitOrderByLabel */
+        PlaceLimitOrderByLabel: {
             /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
             action: "BUY" | "SELL";
             /** @description Your id for the order; a retry with the same id is idempotent */
             clientOrderId?: string;
-            eventSlug?: string;
+            eventSlug: string;
             /** @description 1..720; absent = good till cancelled */
             expiresInHours?: number;
             /** @description Limit price of your side */
             limitPriceCents: number;
-            /** @description Numeric id as a string */
-            optionId?: string;
-            optionLabel?: string;
+            /** @description The option’s label (any case) */
+            optionLabel: string;
             /** @description Whole shares (default limit 1..1,000,000) */
             quantity: number;
             /** @description YES or NO */
             side: "YES" | "NO";
         };
-        PlaceTradeRequest: {
+        /** PlaceLimitOrderByOptionId */
+        PlaceLimitOrderByOptionId: {
             /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
             action: "BUY" | "SELL";
             /** @description Your id for the order; a retry with the same id is idempotent */
             clientOrderId?: string;
-            eventSlug?: string;
+            /** @description 1..720; absent = good till cancelled */
+            expiresInHours?: number;
+            /** @description Limit price of your side */
+            limitPriceCents: number;
             /** @description Numeric id as a string */
-            optionId?: string;
-            optionLabel?: string;
+            optionId: string;
+            /** @description Whole shares (default limit 1..1,000,000) */
+            quantity: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
+        PlaceLimitOrderRequest: components["schemas"]["PlaceLimitOrderByOptionId"] | components["schemas"]["PlaceLimitOrderByLabel"];
+        /** PlaceTradeByLabel */
+        PlaceTradeByLabel: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** @description Your id for the order; a retry with the same id is idempotent */
+            clientOrderId?: string;
+            eventSlug: string;
+            /** @description The option’s label (any case) */
+            optionLabel: string;
             /** @description Worst acceptable price of your side: the most a BUY pays, the least a SELL accepts */
             priceCents: number;
             /** @description Whole shares (default limit 1..1,000,000) */
@@ -2685,6 +2976,22 @@ export interface components {
             /** @description YES or NO */
             side: "YES" | "NO";
         };
+        /** PlaceTradeByOptionId */
+        PlaceTradeByOptionId: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** @description Your id for the order; a retry with the same id is idempotent */
+            clientOrderId?: string;
+            /** @description Numeric id as a string */
+            optionId: string;
+            /** @description Worst acceptable price of your side: the most a BUY pays, the least a SELL accepts */
+            priceCents: number;
+            /** @description Whole shares (default limit 1..1,000,000) */
+            quantity: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
+        PlaceTradeRequest: components["schemas"]["PlaceTradeByOptionId"] | components["schemas"]["PlaceTradeByLabel"];
         Portfolio: {
             data: components["schemas"]["Position"][];
             summary: {
@@ -2698,6 +3005,22 @@ export interface components {
                 totalValueCents: number;
                 unrealizedPnlCents: number;
             };
+        };
+        PortfolioHistory: {
+            /** @description Oldest first */
+            data: {
+                cashCents: number;
+                /** @description Positions at their marks at that time */
+                positionsValueCents: number;
+                reservedCents: number;
+                /** Format: date-time */
+                t: string;
+                /** @description cash + reserved + positions value */
+                totalValueCents: number;
+            }[];
+            range: "1d" | "1w" | "1m" | "all";
+            /** @description Spacing of the points (the last one is now) */
+            stepSeconds: number;
         };
         Position: {
             /** @description Average cost per share, fees included */
@@ -2829,6 +3152,26 @@ export interface components {
             targetId: string;
             targetType: "POST" | "COMMENT" | "USER";
         };
+        /** @description What one side of one option paid you when it settled */
+        Settlement: {
+            eventSlug: string;
+            eventTitle: string;
+            /** @description Numeric id as a string */
+            id: string;
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            outcome: "YES" | "NO" | "VOID";
+            payoutCents: number;
+            /** @description Payout minus the cost of the shares held */
+            pnlCents: number;
+            /** @description Shares held when the option settled */
+            quantity: number;
+            /** Format: date-time */
+            settledAt: string;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
         Streak: {
             awardedToday: boolean;
             /** @description Consecutive days up to today (0 when lapsed) */
@@ -2840,6 +3183,44 @@ export interface components {
                 bonusCents: number;
                 day: number;
             };
+        };
+        TapeTrade: {
+            /** Format: date-time */
+            at: string;
+            /** @description Numeric id as a string */
+            id: string;
+            /** @description Numeric id as a string */
+            optionId: string;
+            quantity: number;
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            takerAction: "BUY" | "SELL";
+            /** @description YES or NO */
+            takerSide: "YES" | "NO";
+            /** @description Execution price of YES (a NO price is 100 − it) */
+            yesPriceCents: number;
+        };
+        Ticker: {
+            bestAskCents: number | null;
+            /** @description Shares offered at bestAskCents (0 without an ask) */
+            bestAskQuantity: number;
+            bestBidCents: number | null;
+            /** @description Shares bid at bestBidCents (0 without a bid) */
+            bestBidQuantity: number;
+            change24hCents: number | null;
+            eventSlug: string;
+            lastPriceCents: number | null;
+            /** @description YES shares outstanding (= NO shares outstanding) */
+            openInterest: number;
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            previousPriceCents: number | null;
+            /** @description The market’s lifecycle state */
+            status: "open" | "closed" | "resolved" | "settled";
+            /** @description Notional traded in the last 24 hours, in the takers’ prices */
+            volume24hCents: number;
+            /** @description Shares traded in the last 24 hours (minute resolution) */
+            volume24hShares: number;
         };
         Tournament: {
             description: string;
@@ -2903,6 +3284,30 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             eventSlug: string;
+            feeCents: number;
+            /** @description Numeric id as a string */
+            id: string;
+            liquidity: "maker" | "taker";
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description Numeric id as a string */
+            orderId: string;
+            orderKind: "market" | "limit";
+            /** @description Execution price of your side */
+            priceCents: number;
+            quantity: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
+        TradeListItem: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** Format: date-time */
+            createdAt: string;
+            eventSlug: string;
+            /** @description The title of the order’s market */
+            eventTitle: string;
             feeCents: number;
             /** @description Numeric id as a string */
             id: string;
@@ -3081,7 +3486,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3093,7 +3501,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3106,7 +3517,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3115,10 +3529,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3176,7 +3594,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3188,7 +3609,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3200,7 +3624,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3213,7 +3640,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3222,10 +3652,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3275,7 +3709,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3287,7 +3724,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3299,7 +3739,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3311,7 +3754,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3323,7 +3769,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DISPUTE_ALREADY_DECIDED" | "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3335,7 +3784,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3347,7 +3799,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3360,7 +3815,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3369,10 +3827,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3414,7 +3876,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3426,7 +3891,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3438,7 +3906,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3451,7 +3922,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3460,10 +3934,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3520,7 +3998,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3532,7 +4013,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3544,7 +4028,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3556,7 +4043,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SLUG_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3568,7 +4058,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3580,7 +4073,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3593,7 +4089,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3602,10 +4101,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3643,7 +4146,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3655,7 +4161,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3667,7 +4176,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3679,7 +4191,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3692,7 +4207,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3701,10 +4219,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3754,7 +4276,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3766,7 +4291,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3778,7 +4306,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3790,7 +4321,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3802,7 +4336,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3814,7 +4351,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3826,7 +4366,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3839,7 +4382,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3848,10 +4394,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3889,7 +4439,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3901,7 +4454,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3913,7 +4469,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3925,7 +4484,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3937,7 +4499,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3949,7 +4514,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3961,7 +4529,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3974,7 +4545,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3983,10 +4557,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                    };
                 };
             };
         };
@@ -4034,7 +4612,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4046,7 +4627,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4058,7 +4642,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4070,7 +4657,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4082,7 +4672,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4094,7 +4687,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4107,7 +4703,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4116,10 +4715,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4155,7 +4758,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4167,7 +4773,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4179,7 +4788,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4191,7 +4803,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4203,7 +4818,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4215,7 +4833,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4228,7 +4849,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4237,10 +4861,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4296,7 +4924,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4308,7 +4939,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4320,7 +4954,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4332,7 +4969,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -4344,7 +4984,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOO_MANY_NEWS_ITEMS" | "NEWS_ITEM_EXISTS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4356,7 +4999,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4368,7 +5014,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4381,7 +5030,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4390,10 +5042,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4431,7 +5087,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4443,7 +5102,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4455,7 +5117,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4467,7 +5132,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4480,7 +5148,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4489,10 +5160,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4539,7 +5214,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4551,7 +5229,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4563,7 +5244,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4575,7 +5259,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4587,7 +5274,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4599,7 +5289,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4612,7 +5305,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4621,10 +5317,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4662,7 +5362,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4674,7 +5377,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4686,7 +5392,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4698,7 +5407,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4710,7 +5422,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4722,7 +5437,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4735,7 +5453,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4744,10 +5465,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4785,7 +5510,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4797,7 +5525,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4809,7 +5540,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4821,7 +5555,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -4833,7 +5570,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4845,7 +5585,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4857,7 +5600,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4870,7 +5616,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4879,10 +5628,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4932,7 +5685,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4944,7 +5700,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4956,7 +5715,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4968,7 +5730,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -4980,7 +5745,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4992,7 +5760,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5004,7 +5775,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5017,7 +5791,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5026,10 +5803,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5077,7 +5858,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5089,7 +5873,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5101,7 +5888,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5113,7 +5903,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -5125,7 +5918,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5137,7 +5933,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5149,7 +5948,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5162,7 +5964,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5171,10 +5976,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                    };
                 };
             };
         };
@@ -5212,7 +6021,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5224,7 +6036,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5236,7 +6051,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5248,7 +6066,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -5260,7 +6081,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION" | "DISPUTE_PENDING";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5272,7 +6096,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5284,7 +6111,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5297,7 +6127,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5306,10 +6139,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                    };
                 };
             };
         };
@@ -5367,7 +6204,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5379,7 +6219,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5391,7 +6234,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5403,7 +6249,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -5415,7 +6264,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5428,7 +6280,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5437,10 +6292,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5505,7 +6364,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5517,7 +6379,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5529,7 +6394,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5541,7 +6409,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5553,7 +6424,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5565,7 +6439,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5578,7 +6455,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5587,10 +6467,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5626,7 +6510,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5638,7 +6525,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5650,7 +6540,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5662,7 +6555,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5674,7 +6570,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5686,7 +6585,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5699,7 +6601,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5708,10 +6613,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5748,7 +6657,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5760,7 +6672,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5773,7 +6688,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5782,10 +6700,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5829,7 +6751,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5841,7 +6766,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5853,7 +6781,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5865,7 +6796,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5877,7 +6811,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5889,7 +6826,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5902,7 +6842,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5911,10 +6854,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5956,7 +6903,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5968,7 +6918,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5980,7 +6933,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5993,7 +6949,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6002,10 +6961,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6052,7 +7015,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6064,7 +7030,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6076,7 +7045,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6088,7 +7060,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6100,7 +7075,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SUGGESTION_NOT_PENDING" | "SLUG_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6112,7 +7090,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6124,7 +7105,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6137,7 +7121,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6146,10 +7133,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6193,7 +7184,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6205,7 +7199,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6217,7 +7214,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6229,7 +7229,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6241,7 +7244,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SUGGESTION_NOT_PENDING";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6253,7 +7259,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6265,7 +7274,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6278,7 +7290,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6287,10 +7302,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6332,7 +7351,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6344,7 +7366,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6356,7 +7381,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6369,7 +7397,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6378,10 +7409,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6429,7 +7464,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6441,7 +7479,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6453,7 +7494,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6465,7 +7509,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6477,7 +7524,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "REPORT_NOT_OPEN" | "CANNOT_SUSPEND_ADMIN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6489,7 +7539,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6501,7 +7554,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6514,7 +7570,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6523,10 +7582,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6585,7 +7648,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6597,7 +7663,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6609,7 +7678,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6621,7 +7693,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SLUG_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6633,7 +7708,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6645,7 +7723,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6658,7 +7739,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6667,10 +7751,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6733,7 +7821,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6745,7 +7836,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6757,7 +7851,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6769,7 +7866,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6781,7 +7881,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOURNAMENT_STARTED" | "TOURNAMENT_ENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6793,7 +7896,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6805,7 +7911,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6818,7 +7927,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6827,10 +7939,122 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                /** @description Only deliveries in this state; absent = all */
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminWebhookDelivery"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6869,7 +8093,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6881,7 +8108,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED" | "INVALID_CREDENTIALS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6893,7 +8123,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6905,7 +8138,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6918,7 +8154,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6927,10 +8166,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6963,7 +8206,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6975,7 +8221,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6987,7 +8236,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6999,7 +8251,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7011,7 +8266,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7024,7 +8282,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7033,10 +8294,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7071,7 +8336,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7083,7 +8351,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7096,7 +8367,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7105,10 +8379,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7153,7 +8431,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -7165,7 +8446,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "EMAIL_TAKEN" | "USERNAME_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7177,7 +8461,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7189,7 +8476,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7202,7 +8492,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7211,10 +8504,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7251,7 +8548,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7263,7 +8563,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7276,7 +8579,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7285,10 +8591,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7330,7 +8640,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7342,7 +8655,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7354,7 +8670,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7367,7 +8686,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7376,10 +8698,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7443,7 +8769,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7455,7 +8784,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -7467,7 +8799,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7479,7 +8814,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7491,7 +8829,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -7503,7 +8844,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "EVENT_NOT_OPEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7515,7 +8859,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7527,7 +8874,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7540,7 +8890,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7549,10 +8902,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7589,7 +8946,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7601,7 +8961,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7613,7 +8976,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7625,7 +8991,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7638,7 +9007,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7647,10 +9019,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7687,7 +9063,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7699,7 +9078,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -7711,7 +9093,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7723,7 +9108,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7735,7 +9123,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -7747,7 +9138,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "CHALLENGE_NOT_OPEN" | "CANNOT_ACCEPT_OWN_CHALLENGE";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7759,7 +9153,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7771,7 +9168,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7784,7 +9184,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7793,10 +9196,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7832,7 +9239,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7844,7 +9254,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7856,7 +9269,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7868,7 +9284,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7880,7 +9299,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7892,7 +9314,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7905,7 +9330,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7914,10 +9342,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7954,7 +9386,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7966,7 +9401,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7979,7 +9417,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7988,10 +9429,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8063,7 +9508,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8075,7 +9523,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8087,7 +9538,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8099,7 +9553,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -8111,7 +9568,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "COPY_LIMIT_REACHED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8123,7 +9583,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8135,7 +9598,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8148,7 +9614,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8157,10 +9626,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8196,7 +9669,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8208,7 +9684,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8220,7 +9699,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8232,7 +9714,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8244,7 +9729,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8256,7 +9744,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8269,7 +9760,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8278,10 +9772,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8322,7 +9820,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8334,7 +9835,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8346,7 +9850,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8359,7 +9866,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8368,10 +9878,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8441,7 +9955,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8450,10 +9967,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "PROVIDER_NOT_CONFIGURED";
+                    };
                 };
             };
         };
@@ -8485,7 +10006,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8497,7 +10021,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8509,7 +10036,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8521,7 +10051,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8533,7 +10066,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8546,7 +10082,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8555,10 +10094,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED" | "PROVIDER_NOT_CONFIGURED";
+                    };
                 };
             };
         };
@@ -8603,7 +10146,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8616,7 +10162,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8625,10 +10174,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8674,7 +10227,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8686,7 +10242,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8698,7 +10257,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8710,7 +10272,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -8722,7 +10287,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "EVENT_NOT_RESOLVED" | "DISPUTE_WINDOW_CLOSED" | "ALREADY_DISPUTED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8734,7 +10302,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8746,7 +10317,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8759,7 +10333,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8768,10 +10345,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8810,7 +10391,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8822,7 +10406,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8835,7 +10422,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8844,10 +10434,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8890,7 +10484,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8902,7 +10499,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8915,7 +10515,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8924,10 +10527,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8982,7 +10589,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8994,7 +10604,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9007,7 +10620,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9016,10 +10632,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9066,7 +10686,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9078,7 +10701,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9091,7 +10717,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9100,10 +10729,107 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listEventTape: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TapeTrade"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9150,7 +10876,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9159,10 +10888,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9232,7 +10965,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9244,7 +10980,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9256,7 +10995,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9268,7 +11010,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9280,7 +11025,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9292,7 +11040,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9305,7 +11056,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9314,10 +11068,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9353,7 +11111,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9365,7 +11126,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9377,7 +11141,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9389,7 +11156,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9401,7 +11171,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9413,7 +11186,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9426,7 +11202,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9435,10 +11214,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9475,7 +11258,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9488,7 +11274,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9497,10 +11286,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9530,7 +11323,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Order"][];
+                        data: components["schemas"]["OrderListItem"][];
                         nextCursor: string | null;
                     };
                 };
@@ -9544,7 +11337,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9556,7 +11352,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9568,7 +11367,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9581,7 +11383,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9590,10 +11395,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9635,7 +11444,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9647,7 +11459,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -9659,7 +11474,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9671,7 +11489,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9683,7 +11504,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -9695,7 +11519,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_SHARES" | "MARKET_CLOSED" | "IDEMPOTENCY_MISMATCH";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9707,7 +11534,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9719,7 +11549,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9732,7 +11565,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9741,10 +11577,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -9782,7 +11622,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9794,7 +11637,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9806,7 +11652,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9818,7 +11667,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -9830,7 +11682,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "ORDER_NOT_OPEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9842,7 +11697,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9854,7 +11712,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9867,7 +11728,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9876,10 +11740,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -9921,7 +11789,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9933,7 +11804,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9945,7 +11819,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9958,7 +11835,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9967,10 +11847,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10021,7 +11905,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10033,7 +11920,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10045,7 +11935,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -10057,7 +11950,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOO_MANY_PENDING_SUGGESTIONS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10069,7 +11965,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10081,7 +11980,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10094,7 +11996,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10103,10 +12008,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10143,7 +12052,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10155,7 +12067,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10168,7 +12083,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10177,10 +12095,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10221,7 +12143,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10233,7 +12158,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10245,7 +12173,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -10257,7 +12188,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOO_MANY_API_KEYS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10269,7 +12203,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10281,7 +12218,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10294,7 +12234,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10303,10 +12246,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10342,7 +12289,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10354,7 +12304,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10366,7 +12319,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -10378,7 +12334,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10390,7 +12349,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10402,7 +12364,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10415,7 +12380,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10424,10 +12392,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10473,7 +12445,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10485,7 +12460,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10497,7 +12475,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10509,7 +12490,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10521,7 +12505,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10534,7 +12521,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10543,10 +12533,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10581,7 +12575,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10593,7 +12590,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10606,7 +12606,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10615,10 +12618,124 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listFills: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @description Only this event’s, by its slug */
+                eventSlug?: string;
+                limit?: number;
+                /** @description Numeric id as a string */
+                optionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Fill"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10659,7 +12776,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10671,7 +12791,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10683,7 +12806,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10696,7 +12822,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10705,10 +12834,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10749,7 +12882,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10761,7 +12897,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10773,7 +12912,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10786,7 +12928,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10795,10 +12940,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10841,7 +12990,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10853,7 +13005,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10865,7 +13020,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10878,7 +13036,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10887,10 +13048,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10939,7 +13104,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10951,7 +13119,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10963,7 +13134,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -10975,7 +13149,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10987,7 +13164,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10999,7 +13179,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11012,7 +13195,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11021,10 +13207,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11069,7 +13259,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11081,7 +13274,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11093,7 +13289,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11105,7 +13304,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11117,7 +13319,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11130,7 +13335,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11139,10 +13347,116 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    getPortfolioHistory: {
+        parameters: {
+            query?: {
+                range?: "1d" | "1w" | "1m" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortfolioHistory"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11177,7 +13491,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11189,7 +13506,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11202,7 +13522,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11211,10 +13534,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11271,7 +13598,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11283,7 +13613,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11295,7 +13628,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11307,7 +13643,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11319,7 +13658,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11332,7 +13674,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11341,10 +13686,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11379,7 +13728,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11391,7 +13743,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11404,7 +13759,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11413,10 +13771,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11470,7 +13832,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11482,7 +13847,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11495,7 +13863,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11504,10 +13875,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11543,7 +13918,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11555,7 +13933,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11567,7 +13948,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -11579,7 +13963,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11591,7 +13978,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11603,7 +13993,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11616,7 +14009,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11625,10 +14021,122 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listSettlements: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @description Only this event’s, by its slug */
+                eventSlug?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Settlement"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11663,7 +14171,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11675,7 +14186,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11688,7 +14202,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11697,10 +14214,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11744,7 +14265,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11756,7 +14280,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11768,7 +14295,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -11780,7 +14310,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11793,7 +14326,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11802,10 +14338,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11850,7 +14390,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11862,7 +14405,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11874,7 +14420,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -11886,7 +14435,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11898,7 +14450,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11910,7 +14465,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11923,7 +14481,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11932,10 +14493,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11971,7 +14536,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11983,7 +14551,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11995,7 +14566,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12007,7 +14581,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12019,7 +14596,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12031,7 +14611,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12044,7 +14627,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12053,10 +14639,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12091,7 +14681,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12103,7 +14696,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12116,7 +14712,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12125,10 +14724,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12165,7 +14768,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12177,7 +14783,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12190,7 +14799,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12199,10 +14811,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12241,7 +14857,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12253,7 +14872,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12265,7 +14887,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -12277,7 +14902,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "WEBHOOK_LIMIT_REACHED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12289,7 +14917,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12301,7 +14932,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12314,7 +14948,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12323,10 +14960,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12362,7 +15003,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12374,7 +15018,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12386,7 +15033,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12398,7 +15048,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12410,7 +15063,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12422,7 +15078,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12435,7 +15094,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12444,10 +15106,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12491,7 +15157,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12503,7 +15172,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12515,7 +15187,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12527,7 +15202,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12540,7 +15218,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12549,10 +15230,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12587,7 +15272,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12599,7 +15287,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12612,7 +15303,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12621,10 +15315,202 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    getCandles: {
+        parameters: {
+            query?: {
+                /** @description First interval: the one holding this time (default: 1440 intervals before `to`) */
+                from?: string;
+                interval?: "1m" | "1h" | "1d";
+                /** @description End of the range, exclusive (default and at most: the end of the current interval) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id as a string */
+                optionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Candles"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listOptionTape: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id as a string */
+                optionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TapeTrade"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12662,7 +15548,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12674,7 +15563,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12687,7 +15579,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12696,10 +15591,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12748,7 +15647,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12761,7 +15663,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12770,10 +15675,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12808,7 +15717,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12820,7 +15732,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12833,7 +15748,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12842,10 +15760,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12890,7 +15812,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12902,7 +15827,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12914,7 +15842,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12926,7 +15857,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -12938,7 +15872,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "POSITION_CLOSED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12950,7 +15887,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12962,7 +15902,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12975,7 +15918,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12984,10 +15930,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -13031,7 +15981,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13043,7 +15996,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13056,7 +16012,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13065,10 +16024,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13111,7 +16074,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13123,7 +16089,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13135,7 +16104,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13147,7 +16119,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13159,7 +16134,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13171,7 +16149,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13184,7 +16165,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13193,10 +16177,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13234,7 +16222,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13246,7 +16237,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13259,7 +16253,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13268,10 +16265,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13307,7 +16308,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13319,7 +16323,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13331,7 +16338,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13343,7 +16353,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13355,7 +16368,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13367,7 +16383,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13380,7 +16399,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13389,10 +16411,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13436,7 +16462,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13448,7 +16477,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13461,7 +16493,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13470,10 +16505,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13518,7 +16557,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13530,7 +16572,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13542,7 +16587,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13554,7 +16602,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13566,7 +16617,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13578,7 +16632,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13591,7 +16648,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13600,10 +16660,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13647,7 +16711,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13659,7 +16726,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13671,7 +16741,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13683,7 +16756,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13695,7 +16771,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13707,7 +16786,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13720,7 +16802,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13729,10 +16814,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13777,7 +16866,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13789,7 +16881,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13801,7 +16896,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13813,7 +16911,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -13825,7 +16926,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "ALREADY_REPORTED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13837,7 +16941,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13849,7 +16956,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13862,7 +16972,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13871,10 +16984,91 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listTickers: {
+        parameters: {
+            query?: {
+                /** @description Only this event’s options */
+                eventSlug?: string;
+                /** @description Only these options: up to 100 ids, comma-separated */
+                optionIds?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Ticker"][];
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13917,7 +17111,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13930,7 +17127,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13939,10 +17139,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13979,7 +17183,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13991,7 +17198,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14004,7 +17214,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14013,10 +17226,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14058,7 +17275,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14070,7 +17290,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14082,7 +17305,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14094,7 +17320,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -14106,7 +17335,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "ALREADY_JOINED" | "TOURNAMENT_CLOSED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14118,7 +17350,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14130,7 +17365,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14143,7 +17381,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14152,10 +17393,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14185,7 +17430,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Trade"][];
+                        data: components["schemas"]["TradeListItem"][];
                         nextCursor: string | null;
                     };
                 };
@@ -14199,7 +17444,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14211,7 +17459,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14223,7 +17474,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14236,7 +17490,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14245,10 +17502,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14290,7 +17551,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14302,7 +17566,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -14314,7 +17581,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14326,7 +17596,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14338,7 +17611,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -14350,7 +17626,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_SHARES" | "NO_LIQUIDITY" | "MARKET_CLOSED" | "IDEMPOTENCY_MISMATCH";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14362,7 +17641,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14374,7 +17656,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14387,7 +17672,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14396,10 +17684,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -14445,7 +17737,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14458,7 +17753,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14467,10 +17765,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14508,7 +17810,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14520,7 +17825,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14533,7 +17841,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14542,10 +17853,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14586,7 +17901,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14598,7 +17916,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14610,7 +17931,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14623,7 +17947,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14632,10 +17959,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14691,7 +18022,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14703,7 +18037,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14715,7 +18052,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14727,7 +18067,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -14739,7 +18082,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "WATCHLIST_FULL";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14751,7 +18097,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14763,7 +18112,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14776,7 +18128,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14785,10 +18140,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14824,7 +18183,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14836,7 +18198,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14848,7 +18213,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14860,7 +18228,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14872,7 +18243,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14884,7 +18258,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14897,7 +18274,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14906,10 +18286,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14950,7 +18334,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14962,7 +18349,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14974,7 +18364,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14986,7 +18379,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14998,7 +18394,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -15011,7 +18410,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -15020,10 +18422,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED" | "PROVIDER_NOT_CONFIGURED";
+                    };
                 };
             };
         };
@@ -15052,10 +18458,14 @@ export interface operations {
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -15084,6 +18494,7 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

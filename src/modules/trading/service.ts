@@ -156,9 +156,11 @@ export class TradingService {
    * under the same option lock). Listeners run for it as for any order; a refusal is thrown.
    */
   async placeInTransaction(trx: Tx, userId: number, request: OrderRequest): Promise<PlacedOrderView> {
-    const [outcome] = await this.pipeline.runInTransaction(trx, await this.markets.of(request.optionId, trx), [
-      { type: 'place', userId, request, key: null, requestHash: '' },
-    ]);
+    const [outcome] = await this.pipeline.runInTransaction(
+      trx,
+      await this.markets.of(request.optionId, trx),
+      [{ type: 'place', userId, request, key: null, requestHash: '' }],
+    );
     return (resultOf(outcome) as PlaceResult).body as PlacedOrderView;
   }
 
