@@ -273,7 +273,7 @@ describe('an exclusive event', () => {
 
   it('resolves with exactly one option YES, or every option VOID, and settlement pays one winner', async () => {
     const event = await createExclusive(a.app);
-    const [india, australia, other] = event.options as [OptionRead, OptionRead, OptionRead];
+    const [india, , other] = event.options as [OptionRead, OptionRead, OptionRead];
     const [fan, doubter] = await Promise.all([newUser(a.app), newUser(b.app)]);
     await marketTrade(a.app, fan.token, {
       optionId: india.id,
