@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   closeTwoInstances,
@@ -225,6 +226,35 @@ describe('an exclusive event', () => {
     ).json();
     expect(listed.data.map((c: { type: string }) => c.type)).toEqual(['convert', 'merge', 'split']);
     await expectInvariants(db.database);
+  });
+
+  it('counts conversions in the portfolio history: before one, its shares were not held', async () => {
+    const event = await createExclusive(a.app, { prices: [50, 30, 20] });
+    const trader = await newUser(a.app);
+    const split = await convert(a.app, trader.token, event.id, { type: 'split', quantity: 10 });
+    expect(split.statusCode).toBe(201);
+    // The account opened (with its starting credit) two hours ago, the split half an hour ago.
+    await sql`UPDATE users SET created_at = now() - interval '2 hours' WHERE id = ${Number(trader.id)}`.execute(
+      db.database.db,
+    );
+    await sql`UPDATE journal_entries SET created_at = now() - interval '2 hours' WHERE id IN (
+      SELECT p.entry_id FROM postings p JOIN ledger_accounts a ON a.id = p.account_id
+      WHERE a.user_id = ${Number(trader.id)})`.execute(db.database.db);
+    await sql`UPDATE conversions SET created_at = now() - interval '30 minutes' WHERE id = ${Number(split.json().id)}`.execute(
+      db.database.db,
+    );
+    await sql`UPDATE journal_entries SET created_at = now() - interval '30 minutes'
+      WHERE ref_type = 'conversion' AND ref_id = ${Number(split.json().id)}`.execute(db.database.db);
+    const history = (
+      await a.app.inject({ url: '/api/me/portfolio-history?range=1d', headers: bearer(trader.token) })
+    ).json() as { data: { t: string; cashCents: number; positionsValueCents: number }[] };
+    const splitAt = Date.now() - 30 * 60_000;
+    const before = history.data.filter((p) => Date.parse(p.t) < splitAt - 60_000);
+    const after = history.data.filter((p) => Date.parse(p.t) > splitAt + 60_000);
+    expect(before.length).toBeGreaterThan(10);
+    expect(after.length).toBeGreaterThan(3);
+    for (const point of before) expect(point).toMatchObject({ cashCents: 100_000, positionsValueCents: 0 });
+    for (const point of after) expect(point.cashCents).toBe(99_000);
   });
 
   it('refuses conversions that cannot be made, with their reason', async () => {
