@@ -230,7 +230,19 @@ describe('an exclusive event', () => {
 
   it('counts conversions in the portfolio history: before one, its shares were not held', async () => {
     const event = await createExclusive(a.app, { prices: [50, 30, 20] });
-    const trader = await newUser(a.app);
+    const [trader, marker] = await Promise.all([newUser(a.app), newUser(a.app)]);
+    // Each option traded an hour ago, so it has a mark all along.
+    for (const option of event.options)
+      await marketTrade(a.app, marker.token, {
+        optionId: option.id,
+        side: 'YES',
+        action: 'BUY',
+        quantity: 1,
+        price: 99,
+      });
+    const ids = event.options.map((o) => Number(o.id));
+    await sql`UPDATE candles SET bucket = bucket - interval '1 hour'
+      WHERE option_id = ANY(${ids}::bigint[]) AND interval IN ('1m', '1h')`.execute(db.database.db);
     const split = await convert(a.app, trader.token, event.id, { type: 'split', quantity: 10 });
     expect(split.statusCode).toBe(201);
     // The account opened (with its starting credit) two hours ago, the split half an hour ago.
@@ -253,8 +265,13 @@ describe('an exclusive event', () => {
     const after = history.data.filter((p) => Date.parse(p.t) > splitAt + 60_000);
     expect(before.length).toBeGreaterThan(10);
     expect(after.length).toBeGreaterThan(3);
+    const marked = before.filter((p) => Date.parse(p.t) > Date.now() - 55 * 60_000);
+    expect(marked.length).toBeGreaterThan(3);
     for (const point of before) expect(point).toMatchObject({ cashCents: 100_000, positionsValueCents: 0 });
-    for (const point of after) expect(point.cashCents).toBe(99_000);
+    for (const point of after) {
+      expect(point.cashCents).toBe(99_000);
+      expect(point.positionsValueCents).toBeGreaterThan(0);
+    }
   });
 
   it('refuses conversions that cannot be made, with their reason', async () => {
