@@ -17,7 +17,7 @@ import { TEST_DATABASE_URL } from '../support/app.js';
 
 /**
  * SIGTERM in the middle of load: the server stops taking new connections, finishes every request it had
- * accepted, then exits 0. "Accepted" is what the server itself logged as an incoming request (each request carries
+ * accepted (those that arrive while it closes are answered 503 SHUTTING_DOWN with Retry-After), then exits 0. "Accepted" is what the server itself logged as an incoming request (each request carries
  * its own x-request-id), so a request refused or reset before the server read it is told apart from one it dropped.
  */
 
@@ -32,6 +32,7 @@ interface Outcome {
   endedAt: number;
   status: number | null;
   body: unknown;
+  retryAfter: string | null;
   error: string | null;
 }
 
@@ -111,6 +112,7 @@ describe('graceful shutdown under load', () => {
           endedAt: 0,
           status: null,
           body: null,
+          retryAfter: null,
           error: null,
         };
         try {
@@ -133,6 +135,7 @@ describe('graceful shutdown under load', () => {
               });
           outcome.status = response.status;
           outcome.body = response.body;
+          outcome.retryAfter = (response.headers['retry-after'] as string | undefined) ?? null;
         } catch (error) {
           outcome.error = (error as { code?: string }).code ?? String(error);
         }
@@ -183,7 +186,14 @@ describe('graceful shutdown under load', () => {
     // Not even a request the server had not read yet is reset: it gets a 503 the client can retry.
     expect(inFlight.filter((o) => o.status === null).map((o) => `${o.id}: ${o.error}`)).toEqual([]);
     expect(unfinished.map((o) => o.id)).toEqual([]);
-    for (const outcome of ours) expect(outcome.status, outcome.id).toBeLessThan(500);
+    // Answered with its result, or (arriving while the server closed) refused with the documented body.
+    const shuttingDown = ours.filter((o) => o.status === 503);
+    for (const outcome of ours)
+      expect(outcome.status, outcome.id).toBeLessThan(shuttingDown.includes(outcome) ? 504 : 500);
+    for (const outcome of shuttingDown) {
+      expect(outcome.body, outcome.id).toMatchObject({ code: 'SHUTTING_DOWN', error: expect.any(String) });
+      expect(Number(outcome.retryAfter), outcome.id).toBeGreaterThan(0);
+    }
 
     // Every order the server acknowledged is in the database; an order request the server never read placed
     // nothing, so the client can send it again. And the ledger balances.
@@ -198,6 +208,8 @@ describe('graceful shutdown under load', () => {
       expect(acknowledged.filter((o) => !stored.has(o.id)).map((o) => o.id)).toEqual([]);
       const neverRead = outcomes.filter((o) => o.kind === 'order' && o.status === null);
       expect(neverRead.filter((o) => stored.has(o.id)).map((o) => o.id)).toEqual([]);
+      const refused = shuttingDown.filter((o) => o.kind === 'order');
+      expect(refused.filter((o) => stored.has(o.id)).map((o) => o.id)).toEqual([]);
     } finally {
       await database.close();
     }
