@@ -221,8 +221,8 @@ export const rateLimitPlugin = fp<RateLimitOptions>(
     // that says `config: { rateLimit: false }` (the web app's files) is not counted.
     const limit = app.rateLimit();
     app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.config?.rateLimit === false) return;
-      await limit.call(app, request, reply);
+      if (request.routeOptions.config?.rateLimit !== false) await limit.call(app, request, reply);
+      if (request.credentialCheckFailure) throw request.credentialCheckFailure;
     });
   },
   { name: 'rate-limit', dependencies: ['auth'] },
