@@ -133,7 +133,9 @@ describe.skipIf(!TEST_DATABASE_URL)('database conditions on PostgreSQL', () => {
   it('read-only: writes 503 DATABASE_READ_ONLY, reads go on, not ready; writable again, no read-only session kept', async () => {
     // Several connections in the pool first, so that the pool has sessions to lose and replace.
     await Promise.all(Array.from({ length: 10 }, () => t.app.inject({ url: '/api/events' })));
-    const writable = () => admin.query(`ALTER DATABASE ${name()} RESET default_transaction_read_only`);
+    const writable = async () => {
+      await admin.query(`ALTER DATABASE ${name()} RESET default_transaction_read_only`);
+    };
     try {
       await admin.query(`ALTER DATABASE ${name()} SET default_transaction_read_only = on`);
       await admin.query(
