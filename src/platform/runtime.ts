@@ -25,6 +25,7 @@ export async function openConfiguredDatabase(config: Config, log?: DatabaseLog):
 }
 
 export interface StartupLog {
+  info(details: object, message: string): void;
   warn(details: object, message: string): void;
 }
 
@@ -68,7 +69,9 @@ export async function openDatabaseWhenReachable(
   let pause = FIRST_RETRY_MS;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await openConfiguredDatabase(config, databaseLog);
+      const database = await openConfiguredDatabase(config, databaseLog);
+      if (attempt > 1) log.info({ attempt, waitedMs: Date.now() - started }, 'the database answered');
+      return database;
     } catch (error) {
       const url = config.databaseUrl;
       if (url === null || databaseCondition(error) === null) throw error;
