@@ -26,7 +26,7 @@ const Status = Type.Object({
 
 const READY_DESCRIPTION = `200 when this instance can take orders: the database answers and takes writes. 503 otherwise,
 with the reason: the database out of reach, read-only or a standby (a read-only primary is not ready), out of disk
-space or of memory or connections (seen in the last second), or the instance shutting down. Never rate limited.`;
+space or of memory or connections (seen in the last half second), or the instance shutting down. Never rate limited.`;
 
 export interface HealthOptions {
   database: Database;

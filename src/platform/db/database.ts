@@ -22,11 +22,11 @@ export interface Database {
   readonly kind: DatabaseKind;
   /**
    * What stops the database from serving reads and writes now, or null when nothing does: out of reach, a
-   * read-only session or a standby, or a condition a statement met within the last second (disk full, out of memory
+   * read-only session or a standby, or a condition a statement met within the last half second (disk full, out of memory
    * or connections).
    */
   check(): Promise<DatabaseCondition | null>;
-  /** The condition the last failed statement met, if it failed within the last second. */
+  /** The condition the last failed statement met, if it failed within the last half second. */
   recentCondition(): DatabaseCondition | null;
   /**
    * Calls `handler` with the payload of every NOTIFY on `channel`, delivered after the notifying transaction

@@ -72,8 +72,11 @@ class ReportingClient extends pg.Client {
   }
 }
 
-/** How long a condition the pool saw counts as the database's current one. */
-const CONDITION_MEMORY_MS = 1_000;
+/**
+ * How long a condition the pool saw counts as the database's current one: under load it is seen again well within
+ * it, and once it clears /readyz is 200 again this soon.
+ */
+const CONDITION_MEMORY_MS = 500;
 
 /**
  * A `pg.Pool` that survives its connections dying. A connection lost while idle or in use is logged and dropped,
@@ -84,7 +87,8 @@ const CONDITION_MEMORY_MS = 1_000;
  * A connection that cannot write (opened while the database was read-only or a standby, or refused a write) is
  * closed when it is released instead of going back to the pool: a session keeps the `default_transaction_read_only`
  * it started with, so keeping it would go on failing writes long after the database is writable again. The pool
- * also remembers the last condition a statement met (read-only, disk full, overloaded, unavailable), for a second.
+ * also remembers the last condition a statement met (read-only, disk full, overloaded, unavailable), for half a
+ * second.
  */
 export class GuardedPool implements PostgresPool {
   private readonly pool: pg.Pool;
@@ -105,7 +109,7 @@ export class GuardedPool implements PostgresPool {
     });
   }
 
-  /** The condition a statement or a connection attempt met within the last second, if any. */
+  /** The condition a statement or a connection attempt met within the last half second, if any. */
   recentCondition(): DatabaseCondition | null {
     const last = this.lastCondition;
     return last && Date.now() - last.at <= CONDITION_MEMORY_MS ? last.condition : null;
