@@ -921,12 +921,14 @@ function summarise(
   resynced: string,
   redisOnly: boolean,
 ): Row {
-  // With only Redis away, no request may fail for it: a 503 there can only be the load's own (a busy option).
+  // With only Redis away, no request may fail for it: a 503 there can only be the load's own (a busy option, a full
+  // queue, or a statement past its timeout on a machine the load keeps busy, which no Redis fault can cause).
+  const loadsOwn = (o: Outcome) =>
+    o.code === 'OPTION_BUSY' ||
+    o.code === 'ORDER_QUEUE_FULL' ||
+    (o.code === 'DATABASE_UNAVAILABLE' && o.ms >= TIMEOUTS.statement);
   const bad = seen.filter(
-    (o) =>
-      o.status === 'reset' ||
-      (o.status >= 500 &&
-        (o.status !== 503 || (redisOnly && o.code !== 'OPTION_BUSY' && o.code !== 'ORDER_QUEUE_FULL'))),
+    (o) => o.status === 'reset' || (o.status >= 500 && (o.status !== 503 || (redisOnly && !loadsOwn(o)))),
   );
   for (const o of bad.slice(0, 5))
     failures.push(
