@@ -110,11 +110,12 @@ async function seedCatalogue(url: string) {
   }
 }
 
-async function load(
+/** Reads `paths` in rotation for `seconds` after a second of warm-up, as fast as the server answers. */
+export async function load(
   url: string,
   paths: string[],
   seconds: number,
-  options: ReadsBenchOptions,
+  options: Pick<ReadsBenchOptions, 'connections' | 'pipelining' | 'workers'>,
   pid: number,
 ): Promise<ReadRun> {
   const run = async (duration: number, record: boolean) => {

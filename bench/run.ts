@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { buildServer } from '../scripts/build.js';
+import { benchCandles } from './candles.js';
 import { benchHttp, type HttpResult } from './http.js';
 import { benchReads, type ReadRun } from './reads.js';
 import { benchStream } from './stream.js';
@@ -14,6 +15,8 @@ import { benchStream } from './stream.js';
  *   reads   (c) GET /api/events and GET /api/orderbook/{optionId} (rotating over every option) on 1 server
  *           process with 36 open events, ~90 options, a few hundred resting orders and some trades;
  *           requests/s and p50/p99 measured with autocannon
+ *   candles (f) GET /api/options/{id}/candles of an option with 100,000 trades (1m, 1h and 1d in rotation), warm,
+ *           on 1 server process; requests/s and p50/p99 measured with autocannon
  *   stream  (e) BENCH_SUBSCRIBERS WebSocket subscribers on /api/stream, spread over BENCH_STREAM_INSTANCES
  *           server processes, each on the book and trades channels of four options, while orders that
  *           fill are placed over HTTP at BENCH_STREAM_RATE; latency from each order's sending (and from its
@@ -23,7 +26,7 @@ import { benchStream } from './stream.js';
  * The exit code is 1 when a case could not run at all; a target that is not met does not fail the run.
  *
  * Environment:
- *   BENCH_ONLY              comma-separated subset of engine,http,http2,reads,stream (default: all)
+ *   BENCH_ONLY              comma-separated subset of engine,http,http2,reads,candles,stream (default: all)
  *   BENCH_DATABASE_URL      PostgreSQL to create throw-away databases on
  *                           (default postgres://postgres@127.0.0.1:5432/test)
  *   BENCH_SECONDS           length of each measured run: each HTTP run, each read endpoint, the stream (default 15)
@@ -41,7 +44,7 @@ const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0
 const seconds = env('BENCH_SECONDS', 15);
 const users = env('BENCH_USERS', 1000);
 const concurrency = env('BENCH_CONCURRENCY', 64);
-const CASES = ['engine', 'http', 'http2', 'reads', 'stream'];
+const CASES = ['engine', 'http', 'http2', 'reads', 'candles', 'stream'];
 const only = new Set((process.env.BENCH_ONLY ?? CASES.join(',')).split(',').map((s) => s.trim()));
 for (const name of only) if (!CASES.includes(name)) throw new Error(`BENCH_ONLY: unknown case "${name}"`);
 
@@ -49,6 +52,7 @@ const TARGETS = {
   ordersPerSecond: 5000,
   orderP99Ms: 50,
   readsPerSecond: 20_000,
+  candlesPerSecond: 5_000,
   streamP99Ms: 100,
   rssMb: 256,
   engineOrdersPerSecond: 1_000_000,
@@ -207,6 +211,38 @@ await runCase('reads', async () => {
   readRows('GET /api/events', reads.list);
   readRows('GET /api/orderbook/{id}', reads.orderbook);
   memoryRow('c. reads', [Math.max(mb(reads.list.maxRssMb), mb(reads.orderbook.maxRssMb))]);
+});
+
+await runCase('candles', async () => {
+  const candles = await benchCandles({
+    databaseUrl,
+    seconds,
+    connections: env('BENCH_READ_CONNECTIONS', 16),
+    pipelining: env('BENCH_READ_PIPELINING', 4),
+    workers: env('BENCH_READ_WORKERS', 0),
+  });
+  results.candles = candles;
+  const { run } = candles;
+  const label = `f. candles, ${n(candles.trades)} trades (${n(candles.candleRows)} candle rows)`;
+  rows.push({
+    name: `${label}: requests/s`,
+    figure: n(run.requestsPerSecond),
+    target: `≥ ${n(TARGETS.candlesPerSecond)}`,
+    met: run.requestsPerSecond >= TARGETS.candlesPerSecond,
+  });
+  rows.push({
+    name: 'f. candles: p50 / p99, errors',
+    figure: `${run.p50Ms} / ${run.p99Ms} ms, ${n(run.errors)}`,
+    target: '0 errors',
+    met: run.errors === 0,
+  });
+  rows.push({
+    name: 'f. candles: mean response, CPU server / load generator',
+    figure: `${n(run.responseBytes)} B, ${run.serverCpuPercent}% / ${run.generatorCpuPercent}%`,
+    target: '',
+    met: null,
+  });
+  memoryRow('f. candles', run.maxRssMb);
 });
 
 await runCase('stream', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import { accountsRoutes } from './modules/accounts/routes.js';
@@ -13,6 +13,7 @@ import { flagsRoutes } from './modules/flags/routes.js';
 import { gamificationModule } from './modules/gamification/module.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { integrationsRoutes } from './modules/integrations/module.js';
+import { marketDataRoutes } from './modules/market-data/routes.js';
 import { seedDemo } from './modules/markets/demo.js';
 import { marketsRoutes } from './modules/markets/routes.js';
 import { notificationsRoutes } from './modules/notifications/routes.js';
@@ -25,10 +26,12 @@ import { webhooksRoutes } from './modules/webhooks/module.js';
 import { asyncapiDocument } from './openapi/asyncapi.js';
 import { swaggerOptions } from './openapi/document.js';
 import { authPlugin } from './platform/auth.js';
+import { acceptBodylessRequests } from './platform/bodies.js';
 import type { Config } from './platform/config.js';
 import { IdleConnections, trustedPeer } from './platform/connections.js';
+import { bindCursors } from './platform/cursors.js';
 import type { Database } from './platform/db/database.js';
-import { registerErrorHandling, ShuttingDownError } from './platform/errors.js';
+import { frameworkErrors, registerErrorHandling, ShuttingDownError } from './platform/errors.js';
 import { ErrorBody } from './platform/http.js';
 import { createMetrics, type Metrics, metricsPlugin } from './platform/metrics.js';
 import { rateLimitPlugin } from './platform/rate-limit.js';
@@ -52,12 +55,13 @@ export interface AppDependencies {
   logStream?: { write(line: string): void };
 }
 
+/** Longer than any request line Node reads (its header limit is 16 KiB): every parameter reaches its route. */
+const MAX_PARAM_LENGTH = 16_384;
+
 /** How long a closing server keeps reading requests already sent to it, answering them 503. */
 const CLOSE_DRAIN_MS = 250;
 /** The longest that pause lasts while requests keep coming in. */
 const CLOSE_DRAIN_LIMIT_MS = 2_000;
-/** Paths that answer while the server closes: the process is up, and not ready. */
-const PROBES = new Set(['/healthz', '/readyz']);
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -66,29 +70,50 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
+/**
+ * A request as logged: the default fields, with a credential passed in the query string (the stream's
+ * `?token=`, which a browser's WebSocket cannot send as a header) masked like the Authorization header.
+ */
+function loggedRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]'),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, database } = deps;
   const app = Fastify({
     logger: {
       level: config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { req: loggedRequest },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
-    // Requests that arrive while closing get the documented 503 body (below), not Fastify's own.
+    // A path with a trailing slash is the path without; a long path parameter reaches its route, whose schema
+    // answers 400 in the documented shape (no parameter can be longer than the request line Node accepts).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    // Answered by the hook below instead, in the documented shape, with Retry-After and the rate-limit headers.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);
+  acceptBodylessRequests(app);
+  bindCursors(app);
   // JSON only (multipart where a route says so): any other body type is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app, { recentDatabaseCondition: () => database.recentCondition() });
-  // While closing, every request but a probe is answered 503 SHUTTING_DOWN with Retry-After (/readyz says it is
-  // shutting down, so a load balancer sends new requests elsewhere). Closing reaps only the keep-alive connections
+  // While closing, every request but a probe is answered 503 SHUTTING_DOWN with Retry-After (in a hook after the rate
+  // limit's, below; /readyz says it is shutting down, so a load balancer sends new requests elsewhere). Closing reaps only the keep-alive connections
   // idle at that moment; a response finished afterwards tells its client to hang up, or its connection would hold
   // the shutdown open until the keep-alive timeout. Before the reaping, a short pause lets the server read requests
   // already sent on idle connections and answer them 503 (which a client can safely retry) instead of resetting them
@@ -101,9 +126,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Every request the HTTP server reads, including those answered 503 while closing.
   app.server.on('request', () => {
     lastRequestAt = Date.now();
-  });
-  app.addHook('onRequest', async (request) => {
-    if (closing && !PROBES.has(request.url.split('?')[0] ?? '')) throw new ShuttingDownError();
   });
   app.addHook('preClose', async () => {
     closing = true;
@@ -182,6 +204,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     keyPrefix: config.redisKeyPrefix,
     metrics,
   });
+  // While closing, every request but the probes is answered 503 SHUTTING_DOWN (counted, with the rate-limit headers).
+  app.addHook('onRequest', async (request) => {
+    if (closing && (request.routeOptions.config as { rateLimit?: unknown }).rateLimit !== false) {
+      throw new ShuttingDownError();
+    }
+  });
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request, reply) =>
     reply
       .status(404)
@@ -193,6 +221,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(notificationsRoutes, { notifications });
   await app.register(marketsRoutes, { markets, reads: marketReads });
   await app.register(tradingRoutes, { trading, markets });
+  await app.register(marketDataRoutes, { data: services.marketData, reads: marketReads });
   await app.register(adminRoutes, { markets, audit: services.audit });
   await app.register(streamRoutes, {
     stream,

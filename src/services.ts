@@ -9,6 +9,8 @@ import { createGamification } from './modules/gamification/module.js';
 import { createIntegrations } from './modules/integrations/module.js';
 import { AuditRepository } from './modules/ledger/audit.js';
 import { LedgerRepository } from './modules/ledger/repository.js';
+import { MarketDataRepository } from './modules/market-data/repository.js';
+import { MarketDataService } from './modules/market-data/service.js';
 import { DisputesRepository } from './modules/markets/disputes-repository.js';
 import { MarketReadCache } from './modules/markets/read-cache.js';
 import { MarketsRepository } from './modules/markets/repository.js';
@@ -49,7 +51,8 @@ export async function createServices({ config, database, log, metrics }: Service
   const ledger = new LedgerRepository();
   const accounts = new AccountsService(db, new AccountsRepository(), ledger, config);
   const notifications = new NotificationsService(db, new NotificationsRepository());
-  const trading = new TradingService(db, new TradingRepository(), ledger, config, { log, metrics });
+  const tradingRepository = new TradingRepository();
+  const trading = new TradingService(db, tradingRepository, ledger, config, { log, metrics });
   const markets = new MarketsService(
     db,
     new MarketsRepository(),
@@ -66,9 +69,13 @@ export async function createServices({ config, database, log, metrics }: Service
   stream.attach(trading);
   const marketReads = new MarketReadCache(markets, database, log, config.readCacheMaxMb);
   marketReads.attach(trading);
+  const marketData = new MarketDataService(db, new MarketDataRepository(), tradingRepository, ledger);
+  marketData.attach(trading);
   const gamification = createGamification({ db, ledger, notifications, jobs, settings: config });
   const profile = createProfile({ db, notifications, config });
   const social = createSocial({ db, markets, notifications, profile, gamification, credentials: accounts });
+  stream.attachDiscussion(social.discussionEvents);
+  stream.attachNotifications(notifications);
   const competitions = createCompetitions({ db, ledger, notifications, social, accounts, jobs });
   const flags = new FlagsService(db, new FlagsRepository(), {
     refreshMs: config.flagsRefreshMs,
@@ -96,6 +103,7 @@ export async function createServices({ config, database, log, metrics }: Service
     markets,
     stream,
     marketReads,
+    marketData,
     gamification,
     profile,
     social,

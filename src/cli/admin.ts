@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import type { Outcome } from '../exchange/positions.js';
-import { seedDemoCatalogue } from '../modules/markets/demo.js';
+import { demoCatalogue, seedDemo } from '../modules/markets/demo.js';
 import type { NewEventInput } from '../modules/markets/service.js';
 import { loadConfig } from '../platform/config.js';
 import { AppError } from '../platform/errors.js';
@@ -21,14 +21,15 @@ const USAGE = `Operator commands: npm run admin -- <command> [arguments]
   disputes [pending|upheld|rejected]      list disputes
   decide-dispute <id> upheld|rejected [<option>=<OUTCOME> ...] [--note "text"]
   make-admin <email>                      give an account the admin role
-  seed-demo                               load the demo catalogue
+  seed-demo                               load the demo: its markets, traders, discussion and tournament
 
 <event> is an event id or slug.`;
 
 const config = loadConfig();
 const database = await openConfiguredDatabase(config);
 const log = pino({ level: config.logLevel }, pino.destination(2));
-const { markets, accounts } = await createServices({ config, database, log, metrics: createMetrics() });
+const services = await createServices({ config, database, log, metrics: createMetrics() });
+const { markets, accounts } = services;
 
 const print = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -42,6 +43,22 @@ async function outcomesFor(eventRef: string, pairs: string[]) {
     if (!option || !['YES', 'NO', 'VOID'].includes(outcome ?? ''))
       throw new Error(`cannot read "${pair}": use <option>=YES|NO|VOID`);
     return { optionId: option.id, outcome: outcome as Outcome };
+  });
+}
+
+/** The same living demo as the first start of an empty embedded database, once. */
+async function loadDemo(): Promise<number> {
+  const first = demoCatalogue()[0]?.slug ?? '';
+  const loaded = await markets.findEventIdBySlugOrId(first).then(
+    () => true,
+    () => false,
+  );
+  if (loaded) throw new Error(`the demo is already loaded (market ${first} exists)`);
+  return seedDemo({
+    markets,
+    accounts,
+    discussion: services.social.discussion,
+    tournaments: services.competitions.tournaments,
   });
 }
 
@@ -89,7 +106,7 @@ async function run(args: string[]): Promise<void> {
       return print({ email: rest[0], promoted: await accounts.promoteToAdmin(rest[0] ?? '') });
     }
     case 'seed-demo':
-      return print({ loaded: await seedDemoCatalogue(markets) });
+      return print({ loaded: await loadDemo() });
     default:
       process.stdout.write(`${USAGE}\n`);
       if (command && command !== 'help') process.exitCode = 2;

@@ -104,6 +104,22 @@ const schemas: Record<string, Json> = {
       createdAt: { type: 'string', format: 'date-time' },
     },
   ),
+  StreamNotification: object(
+    ['id', 'type', 'title', 'body', 'data', 'read', 'createdAt'],
+    {
+      id,
+      type: { type: 'string', description: 'Machine type, e.g. order.filled, market.settled, social.like' },
+      title: { type: 'string' },
+      body: { type: 'string' },
+      data: {
+        type: 'object',
+        description: 'What it is about (ids, eventSlug, amounts), as in GET /api/me/notifications',
+      },
+      read: { type: 'boolean' },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+    'A new item of your notification feed, as GET /api/me/notifications lists it',
+  ),
 };
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -135,7 +151,7 @@ const messages: Record<string, Json> = {
   ),
   subscribed: message(
     'subscribed',
-    'A trades or user subscription is in place',
+    'A trades, event or user subscription is in place',
     object(['type', 'channel'], { type: { const: 'subscribed' }, channel: channelName }),
   ),
   unsubscribed: message(
@@ -191,6 +207,39 @@ const messages: Record<string, Json> = {
       type: { const: 'fill' },
       channel: { const: 'user' },
       fill: ref('schemas', 'StreamFill'),
+    }),
+  ),
+  notification: message(
+    'notification',
+    'A new item in your notification feed (it also counts as unread there)',
+    object(['type', 'channel', 'notification'], {
+      type: { const: 'notification' },
+      channel: { const: 'user' },
+      notification: ref('schemas', 'StreamNotification'),
+    }),
+  ),
+  market: message(
+    'market',
+    'The market changed (opened, closed, resolved, settled, an upheld dispute, or an edit): its status as it now ' +
+      'stands; reload it with GET /api/events/{slug} for the rest',
+    object(['type', 'channel', 'eventId', 'status'], {
+      type: { const: 'market' },
+      channel: channelName,
+      eventId: id,
+      status: { type: 'string', enum: ['open', 'closed', 'resolved', 'settled'] },
+    }),
+  ),
+  discussion: message(
+    'discussion',
+    'A post of the market’s discussion appeared, changed (a like, a comment, a comment removed) or was removed ' +
+      '(deleted or hidden): its like and comment counts as they now stand; fetch a new post with GET /api/posts/{id}',
+    object(['type', 'channel', 'postId', 'change', 'likeCount', 'commentCount'], {
+      type: { const: 'discussion' },
+      channel: channelName,
+      postId: id,
+      change: { type: 'string', enum: ['created', 'updated', 'removed'] },
+      likeCount: int,
+      commentCount: int,
     }),
   ),
   userResync: message(
@@ -251,7 +300,8 @@ export function asyncapiDocument(publicUrl: string): Json {
       title: 'Prediction-market exchange stream',
       version: '1.0.0',
       description:
-        `Live order books, trades and your own orders over one WebSocket at \`/api/stream\`. Send JSON ` +
+        `Live order books, trades, markets' status and discussion, and your own orders and notifications over one ` +
+        `WebSocket at \`/api/stream\`. Send JSON ` +
         `\`{"op": "subscribe" | "unsubscribe" | "resync", "channel": "..."}\`; everything received is JSON with a ` +
         '`type`. Book channels start with a `snapshot` and continue with a `delta` per committed change; `seq` rises ' +
         'by exactly one per change, so a gap means a missed message: send `resync` for a fresh snapshot. Every ' +
@@ -266,7 +316,8 @@ export function asyncapiDocument(publicUrl: string): Json {
       exchange: {
         host: url.host,
         protocol: ws,
-        pathname: '/api/stream',
+        // Under PUBLIC_URL's path, as the REST API is.
+        pathname: `${url.pathname.replace(/\/+$/, '')}/api/stream`,
         description:
           'Authenticate (for the user channel only) with `Authorization: Bearer <API key or session token>` or ' +
           '`?token=<key>`.',
@@ -286,16 +337,29 @@ export function asyncapiDocument(publicUrl: string): Json {
         parameters: { optionId: { description: 'The option id' } },
         messages: channelMessages(['trades', 'streamResync', ...clientMessages]),
       },
+      event: {
+        address: 'event:{eventId}',
+        title: 'A market’s status and discussion',
+        parameters: { eventId: { description: 'The event id' } },
+        messages: channelMessages(['market', 'discussion', 'streamResync', ...clientMessages]),
+      },
       user: {
         address: 'user',
-        title: 'Your orders and fills (needs credentials)',
-        messages: channelMessages(['order', 'fill', 'userResync', 'streamResync', ...clientMessages]),
+        title: 'Your orders, fills and notifications (needs credentials)',
+        messages: channelMessages([
+          'order',
+          'fill',
+          'notification',
+          'userResync',
+          'streamResync',
+          ...clientMessages,
+        ]),
       },
     },
     operations: {
       subscribeBook: {
         action: 'send',
-        channel: ref('channels', 'book'),
+        channel: { $ref: '#/channels/book' },
         summary: 'Subscribe, unsubscribe or resync a book channel',
         messages: ['subscribe', 'unsubscribe', 'resync'].map((name) => ({
           $ref: `#/channels/book/messages/${name}`,
@@ -303,7 +367,7 @@ export function asyncapiDocument(publicUrl: string): Json {
       },
       receiveBook: {
         action: 'receive',
-        channel: ref('channels', 'book'),
+        channel: { $ref: '#/channels/book' },
         summary: 'Snapshots and deltas of the YES ladder',
         messages: ['snapshot', 'delta', 'streamResync', 'unsubscribed', 'error'].map((name) => ({
           $ref: `#/channels/book/messages/${name}`,
@@ -311,31 +375,52 @@ export function asyncapiDocument(publicUrl: string): Json {
       },
       subscribeTrades: {
         action: 'send',
-        channel: ref('channels', 'trades'),
+        channel: { $ref: '#/channels/trades' },
         messages: ['subscribe', 'unsubscribe'].map((name) => ({
           $ref: `#/channels/trades/messages/${name}`,
         })),
       },
       receiveTrades: {
         action: 'receive',
-        channel: ref('channels', 'trades'),
+        channel: { $ref: '#/channels/trades' },
         messages: ['subscribed', 'trades', 'streamResync', 'unsubscribed', 'error'].map((name) => ({
           $ref: `#/channels/trades/messages/${name}`,
         })),
       },
+      subscribeEvent: {
+        action: 'send',
+        channel: { $ref: '#/channels/event' },
+        messages: ['subscribe', 'unsubscribe'].map((name) => ({
+          $ref: `#/channels/event/messages/${name}`,
+        })),
+      },
+      receiveEvent: {
+        action: 'receive',
+        channel: { $ref: '#/channels/event' },
+        messages: ['subscribed', 'market', 'discussion', 'streamResync', 'unsubscribed', 'error'].map(
+          (name) => ({ $ref: `#/channels/event/messages/${name}` }),
+        ),
+      },
       subscribeUser: {
         action: 'send',
-        channel: ref('channels', 'user'),
+        channel: { $ref: '#/channels/user' },
         messages: ['subscribe', 'unsubscribe'].map((name) => ({ $ref: `#/channels/user/messages/${name}` })),
       },
       receiveUser: {
         action: 'receive',
-        channel: ref('channels', 'user'),
-        messages: ['subscribed', 'order', 'fill', 'userResync', 'streamResync', 'unsubscribed', 'error'].map(
-          (name) => ({
-            $ref: `#/channels/user/messages/${name}`,
-          }),
-        ),
+        channel: { $ref: '#/channels/user' },
+        messages: [
+          'subscribed',
+          'order',
+          'fill',
+          'notification',
+          'userResync',
+          'streamResync',
+          'unsubscribed',
+          'error',
+        ].map((name) => ({
+          $ref: `#/channels/user/messages/${name}`,
+        })),
       },
     },
     components: { schemas, messages },

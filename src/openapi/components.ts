@@ -20,6 +20,15 @@ import { Flag } from '../modules/flags/schemas.js';
 import { BadgesBody, ReferralBody, XpBody } from '../modules/gamification/schemas.js';
 import { NewsItem, NewsSources } from '../modules/integrations/news/schemas.js';
 import {
+  Candle,
+  Candles,
+  Fill,
+  PortfolioHistory,
+  Settlement,
+  TapeTrade,
+  Ticker,
+} from '../modules/market-data/schemas.js';
+import {
   DisputeView,
   EventDetail,
   EventListItem,
@@ -44,15 +53,20 @@ import {
   TrendingUser,
 } from '../modules/social/schemas.js';
 import {
+  LimitOrder,
   LimitOrderBody,
+  OrderListItem,
   OrderView,
   PlacedOrderView,
   Portfolio,
   PositionView,
   TradeBody,
+  TradeListItem,
+  TradeOrder,
   TradeView,
 } from '../modules/trading/schemas.js';
 import {
+  AdminDelivery,
   Attempt,
   CreatedSubscription,
   CreateSubscriptionBody,
@@ -69,10 +83,23 @@ const NAMED: Record<string, TSchema> = {
   Order: OrderView,
   PlacedOrder: PlacedOrderView,
   Trade: TradeView,
+  TradeListItem,
+  OrderListItem,
   Position: PositionView,
   Portfolio,
+  Candle,
+  Candles,
+  Ticker,
+  TapeTrade,
+  Fill,
+  Settlement,
+  PortfolioHistory,
   PlaceTradeRequest: TradeBody,
+  PlaceTradeByOptionId: TradeOrder.byId,
+  PlaceTradeByLabel: TradeOrder.byLabel,
   PlaceLimitOrderRequest: LimitOrderBody,
+  PlaceLimitOrderByOptionId: LimitOrder.byId,
+  PlaceLimitOrderByLabel: LimitOrder.byLabel,
   Option: OptionView,
   EventSummary,
   EventListItem,
@@ -117,6 +144,7 @@ const NAMED: Record<string, TSchema> = {
   CreatedWebhookSubscription: CreatedSubscription,
   CreateWebhookRequest: CreateSubscriptionBody,
   WebhookDelivery: Delivery,
+  AdminWebhookDelivery: AdminDelivery,
   WebhookAttempt: Attempt,
 };
 
@@ -139,8 +167,13 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The sorted property names of an object schema: a cheap first test before comparing whole schemas. */
+/**
+ * The sorted property names of an object schema (of each branch of a `oneOf`): a cheap first test before comparing
+ * whole schemas.
+ */
 function shapeOf(value: unknown): string | null {
+  const branches = (value as Json | null)?.oneOf;
+  if (Array.isArray(branches)) return `oneOf(${branches.map(shapeOf).join('|')})`;
   const properties = (value as Json | null)?.properties;
   return properties && typeof properties === 'object' ? Object.keys(properties).sort().join(',') : null;
 }

@@ -2,6 +2,7 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { TSchema } from '@sinclair/typebox';
 import { errors } from '../platform/http.js';
 import { COMPONENT_SCHEMAS, useComponents } from './components.js';
+import { errorCodes } from './error-codes.js';
 import { derivedOperationId, OPERATION_IDS } from './operations.js';
 import { webhooksSection } from './webhooks.js';
 
@@ -17,6 +18,12 @@ type Json = Record<string, unknown>;
 const TAGS: { name: string; description: string }[] = [
   { name: 'Markets', description: 'Events, their options, order books, prices and the leaderboard. Public.' },
   { name: 'Trading', description: 'Market trades, limit orders, cancels, executions and positions.' },
+  {
+    name: 'Market data',
+    description:
+      'Candles, tickers and the public tape of every option (public, cached), and your fills, settlements and ' +
+      'portfolio history.',
+  },
   {
     name: 'Account',
     description: 'Registration, sessions, API keys, notifications, preferences and your data.',
@@ -148,13 +155,15 @@ const transform: NonNullable<FastifyDynamicSwaggerOptions['transform']> = ({ sch
 const UNLIMITED = new Set<string>();
 
 function withHeaders(operationId: string, status: string, response: Json): Json {
-  if (UNLIMITED.has(operationId)) return response;
-  const headers: Json = {
-    'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
-    'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
-    'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
-  };
-  if (status === '429') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+  const headers: Json = UNLIMITED.has(operationId)
+    ? {}
+    : {
+        'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
+        'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
+        'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
+      };
+  if (status === '429' || status === '503')
+    headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
   if (IDEMPOTENT.has(operationId) && status.startsWith('2')) {
     headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   }
@@ -182,16 +191,32 @@ function withMedia(key: string, status: string, response: Json): Json {
   return response;
 }
 
+const ERROR_REF = '#/components/schemas/ApiError';
+
+/** An error answer's body: the error shape, with `code` one of the codes this operation answers this status with. */
+function withCodes(operationId: string, method: string, status: string, response: Json): Json {
+  const media = (response.content as Record<string, Json> | undefined)?.['application/json'];
+  if (!media || (media.schema as Json | undefined)?.$ref !== ERROR_REF) return response;
+  const codes = errorCodes(operationId, method, Number(status));
+  if (codes.length === 0) return response;
+  const schema = {
+    allOf: [{ $ref: ERROR_REF }, { required: ['code'], properties: { code: { enum: codes } } }],
+  };
+  return { ...response, content: { 'application/json': { ...media, schema } } };
+}
+
 function finishOperation(method: string, path: string, operation: Json): Json {
   const key = `${method.toUpperCase()} ${path}`;
+  const operationId = String(operation.operationId);
   const responses = (operation.responses ?? {}) as Record<string, Json>;
   const finished: Record<string, Json> = {};
   for (const [status, response] of Object.entries(responses)) {
     const described =
       response.description === 'Default Response' && status.startsWith('2')
-        ? { ...response, description: successDescription(String(operation.operationId)) }
+        ? { ...response, description: successDescription(operationId) }
         : response;
-    finished[status] = withHeaders(String(operation.operationId), status, withMedia(key, status, described));
+    const typed = withCodes(operationId, method, status, withMedia(key, status, described));
+    finished[status] = withHeaders(operationId, status, typed);
   }
   const requestBody = MEDIA[key]?.requestBody ?? operation.requestBody;
   return { ...operation, ...(requestBody ? { requestBody } : {}), responses: finished };
@@ -236,8 +261,8 @@ export function swaggerOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
           'Trade YES/NO shares on the options of real-world events. Money is integer cents; prices are ' +
           'cents 1..99 per share (a YES price p is a NO price 100-p); ids are strings. Errors are ' +
           '`{error, code, details}`. Lists take `limit` (1..200, default 50) and `cursor` and return ' +
-          '`{data, nextCursor}`. Every response (health probes aside) carries RateLimit-Limit/Remaining/Reset headers; a 429 carries ' +
-          'Retry-After. The live market-data stream (WebSocket, `/api/stream`) is described by the AsyncAPI ' +
+          '`{data, nextCursor}`. Every response (health probes aside) carries RateLimit-Limit/Remaining/Reset headers; a 429 and every 503 ' +
+          'carry Retry-After. The live market-data stream (WebSocket, `/api/stream`) is described by the AsyncAPI ' +
           'document at `/api/asyncapi.json`.',
       },
       servers: [{ url: publicUrl, description: 'This deployment' }],

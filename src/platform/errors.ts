@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type DatabaseCondition, databaseCondition } from './db/types.js';
 
 /** Every failure the API reports is one of these; status and code are decided here and nowhere else. */
@@ -89,19 +89,7 @@ export class RateLimitedError extends AppError {
   }
 }
 
-export class FeatureDisabledError extends AppError {
-  constructor(feature: string) {
-    super(503, 'FEATURE_DISABLED', `${feature} is not available yet`);
-  }
-}
-
-export class ProviderNotConfiguredError extends AppError {
-  constructor(provider: string) {
-    super(503, 'PROVIDER_NOT_CONFIGURED', `No ${provider} provider is configured`);
-  }
-}
-
-/** A dependency is out of reach or too busy: the request may be retried after `retryAfterSeconds`. */
+/** Not available now: the request may be retried after `retryAfterSeconds` (sent as Retry-After). */
 export class ServiceUnavailableError extends AppError {
   constructor(
     code: string,
@@ -109,6 +97,28 @@ export class ServiceUnavailableError extends AppError {
     readonly retryAfterSeconds: number,
   ) {
     super(503, code, message, { retryAfterSeconds });
+  }
+}
+
+/** How long a client waits before asking again for what an operator has switched off or not configured. */
+const SWITCHED_OFF_RETRY_SECONDS = 300;
+
+export class FeatureDisabledError extends ServiceUnavailableError {
+  constructor(feature: string) {
+    super('FEATURE_DISABLED', `${feature} is not available yet`, SWITCHED_OFF_RETRY_SECONDS);
+  }
+}
+
+export class ProviderNotConfiguredError extends ServiceUnavailableError {
+  constructor(provider: string) {
+    super('PROVIDER_NOT_CONFIGURED', `No ${provider} provider is configured`, SWITCHED_OFF_RETRY_SECONDS);
+  }
+}
+
+/** The server is shutting down: another instance (or this one, restarted) answers a retry. */
+export class ShuttingDownError extends ServiceUnavailableError {
+  constructor() {
+    super('SHUTTING_DOWN', 'The server is shutting down; retry', 1);
   }
 }
 
@@ -155,12 +165,6 @@ export function databaseConditionError(condition: DatabaseCondition): ServiceUna
       return new DatabaseOverloadedError();
     default:
       return new DatabaseUnavailableError();
-  }
-}
-
-export class ShuttingDownError extends ServiceUnavailableError {
-  constructor() {
-    super('SHUTTING_DOWN', 'This server is shutting down; retry, and another will answer', 1);
   }
 }
 
@@ -277,6 +281,16 @@ function discardBody(request: IncomingMessage): Promise<boolean> {
   });
 }
 
+/**
+ * What the router refuses before any route runs (a path that is not valid percent-encoding), in the error shape of
+ * every other answer.
+ */
+export function frameworkErrors(error: FastifyError, _request: unknown, reply: FastifyReply): void {
+  reply
+    .code(400)
+    .send({ error: `Invalid request path: ${error.message}`, code: 'VALIDATION_FAILED', details: [] });
+}
+
 export interface ErrorHandlingOptions {
   /** The condition the database's last failed statement met, if recent (see GuardedPool). */
   recentDatabaseCondition?: () => DatabaseCondition | null;
@@ -312,9 +326,9 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
     logFailure(request, error, status, body.code);
     const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
     const unset = reply.getHeader('retry-after') === undefined;
-    if (typeof retryAfter === 'number' && (status === 503 || (status === 429 && unset)))
-      reply.header('retry-after', retryAfter);
-    else if (status === 429 && unset) reply.header('retry-after', 60);
+    if (status === 503) reply.header('retry-after', typeof retryAfter === 'number' ? retryAfter : 1);
+    else if (status === 429 && unset)
+      reply.header('retry-after', typeof retryAfter === 'number' ? retryAfter : 60);
     return reply.status(status).send(body);
   });
 }

@@ -12,7 +12,12 @@ export const ErrorBody = Type.Object(
     code: Type.String(),
     details: Type.Optional(Type.Unknown()),
   },
-  { $id: 'Error', description: 'Every error: a human message, a machine code and optional details' },
+  {
+    $id: 'ApiError',
+    description:
+      'Every error: a human message, a machine code and optional details. Each operation lists the codes it ' +
+      'can answer with for each status.',
+  },
 );
 
 const errorDescriptions: Record<number, string> = {

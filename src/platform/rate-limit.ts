@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import rateLimit, { type FastifyRateLimitOptions, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { RateLimitedError } from './errors.js';
@@ -189,9 +189,17 @@ function watchRedis(redis: Redis, log: FastifyBaseLogger, metrics: Metrics): () 
 }
 
 /**
- * One budget per signed-in user (whatever key or session they use) and per address otherwise.
- * With Redis the counters are shared, so every instance draws from the same budget.
+ * The budget a request draws from: a signed-in user has two, one for their browser sessions (all of them together)
+ * and one for their API keys (all of them together), so a bot cannot lock its owner out of the web app and browsing
+ * never refuses the bot's orders; an unauthenticated request draws from its address's.
  */
+export function rateLimitKey(request: FastifyRequest): string {
+  const user = request.user;
+  if (!user) return `ip:${request.ip}`;
+  return user.credential.kind === 'session' ? `web:${user.userId}` : `user:${user.userId}`;
+}
+
+/** Each budget of `rateLimitKey`, per window. With Redis the counters are shared by every instance. */
 export const rateLimitPlugin = fp<RateLimitOptions>(
   async (app: FastifyInstance, options) => {
     const { redis } = options;
@@ -213,7 +221,7 @@ export const rateLimitPlugin = fp<RateLimitOptions>(
             ),
           }
         : {}),
-      keyGenerator: (request) => (request.user ? `user:${request.user.userId}` : `ip:${request.ip}`),
+      keyGenerator: rateLimitKey,
       errorResponseBuilder: (_request, context) => new RateLimitedError(Math.ceil(context.ttl / 1000)),
     });
     // Counted in an application-wide hook, before any route's or area's own checks, so that every answer, a 401

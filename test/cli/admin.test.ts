@@ -186,4 +186,35 @@ describe('npm run admin', () => {
     await shared.close();
     // Three CLI processes, each starting under tsx: minutes on a busy machine.
   }, 240_000);
+
+  it('loads the same living demo as the first start: markets, traders, discussion and tournament, once', async () => {
+    const shared = await sharedDatabase();
+    cleanups.push(() => shared.drop());
+    // An empty, migrated database, as `npm run migrate` leaves it on PostgreSQL.
+    await shared.open();
+    await shared.close();
+    const cli = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+        env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', ...env, ...shared.env },
+      });
+    expect(JSON.parse((await cli('seed-demo')).stdout)).toEqual({ loaded: 5 });
+    const again = await cli('seed-demo').then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(again?.code).toBe(1);
+    expect(again?.stderr).toContain('the demo is already loaded');
+
+    const database = await shared.open();
+    const app = await appOn(database);
+    const tournaments = (await app.inject({ url: '/api/tournaments' })).json();
+    expect(tournaments.data).toEqual([
+      expect.objectContaining({ slug: 'cricket-and-economy-cup', status: 'active', participants: 2 }),
+    ]);
+    const posts = (await app.inject({ url: '/api/posts?eventSlug=ind-vs-aus-1st-odi' })).json();
+    expect(posts.data).toHaveLength(2);
+    expect((await app.inject({ url: '/api/events' })).json().data).toHaveLength(5);
+    await app.close();
+    await shared.close();
+  }, 120_000);
 });

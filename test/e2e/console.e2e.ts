@@ -288,6 +288,8 @@ describe('operators’ console and trader screens in a browser', () => {
 
     await desk.goto(`/markets/${eventSlug}`);
     const discussion = desk.getByRole('region', { name: 'Discussion' });
+    // The discussion is read when scrolled to.
+    await discussion.scrollIntoViewIfNeeded();
     const item = discussion.locator('li.post').filter({ hasText: 'Guaranteed profit' });
     await item.getByRole('button', { name: 'Report this post' }).click();
     await item.getByLabel('Why are you reporting this post?').fill('Spam link in a market discussion');

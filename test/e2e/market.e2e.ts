@@ -134,9 +134,10 @@ describe('market page in a browser', () => {
       .toBeGreaterThan(before.points);
     await expect.poll(() => position.textContent()).not.toBe(before.position);
     expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
-    // The chart shows the value under the pointer: at the right edge of its plot (now), the latest price.
-    const box = (await chart.boundingBox())!;
-    await page.mouse.move(box.x + box.width - 15, box.y + box.height / 2);
+    // The chart shows the value under the pointer: at the right edge of its plot (now, left of the price scale),
+    // the latest price.
+    const box = (await chart.locator('td').nth(1).boundingBox())!;
+    await page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
     await expect.poll(() => page.getByTestId('chart-tip').textContent()).toMatch(/Over 65%: Yes \d+¢/);
     // The chance shown is the price of the last trade, as the service now reports it.
     const market = await call<{ options: { probabilityBps: number }[] }>(
@@ -343,6 +344,9 @@ describe('market page in a browser', () => {
     { path: '/account', name: 'account', phone: true },
     { path: '/notifications', name: 'notifications', phone: false },
     { path: '/leaderboard', name: 'leaderboard', phone: false },
+    { path: '/leaderboard?board=trending', name: 'trending', phone: false },
+    { path: '/watchlist', name: 'watchlist', phone: true },
+    { path: '/notes', name: 'notes', phone: false },
     { path: '/tournaments', name: 'tournaments', phone: true },
     { path: '/challenges', name: 'challenges', phone: false },
     { path: '/progress', name: 'progress', phone: false },

@@ -57,7 +57,9 @@ describe('market suggestions', () => {
       category: 'cricket',
       options: ['India', 'England', 'Draw'],
       status: 'pending',
+      eventId: null,
       eventSlug: null,
+      eventStatus: null,
       suggestedBy: { id: alice.id, username: alice.username },
     });
     const mine = await t.app.inject({ url: '/api/market-suggestions', headers: bearer(alice.token) });
@@ -124,6 +126,7 @@ describe('market suggestions', () => {
       .selectAll()
       .where('slug', '=', 'will-sensex-close-above-80-000')
       .executeTakeFirstOrThrow();
+    expect(res.json()).toMatchObject({ eventId: String(event.id), eventStatus: 'draft' });
     expect(event).toMatchObject({
       status: 'draft',
       title: 'Will Sensex close above 80,000?',

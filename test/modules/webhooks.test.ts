@@ -349,6 +349,30 @@ describe('retries', () => {
       );
     expect(scheduled / 3_600_000).toBeGreaterThan(20);
     expect(scheduled / 3_600_000).toBeLessThan(26);
+
+    // The operators see the same delivery, with its owner and URL, under every user's failed deliveries.
+    const failed = await t.app.inject({
+      url: '/api/admin/webhook-deliveries?status=failed',
+      headers: bearer(admin.token),
+    });
+    expect(failed.statusCode).toBe(200);
+    const listed = failed.json().data.find((d: { id: string }) => d.id === delivery.id);
+    expect(listed).toEqual({
+      ...delivery,
+      subscriptionId: sub.id,
+      url: r.url,
+      owner: { id: user.id, username: user.username },
+    });
+    const succeeded = await t.app.inject({
+      url: '/api/admin/webhook-deliveries?status=succeeded',
+      headers: bearer(admin.token),
+    });
+    expect(succeeded.json().data.map((d: { id: string }) => d.id)).not.toContain(delivery.id);
+    const asTrader = await t.app.inject({
+      url: '/api/admin/webhook-deliveries',
+      headers: bearer(user.token),
+    });
+    expect(asTrader.statusCode).toBe(403);
   });
 
   it('never follows a redirect (here to a private address): the attempt fails and nothing reaches the target', async () => {

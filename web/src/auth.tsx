@@ -1,7 +1,9 @@
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo } from 'react';
 import { apiClient, sessionToken, typed } from './api/client';
 import type { Me, Registration, Session } from './api/types';
 import { useSessionToken } from './lib/hooks';
+import { apiKey, queryClient } from './lib/query';
 
 export interface RegisterInput {
   email: string;
@@ -18,31 +20,35 @@ interface AuthState {
   login(email: string, password: string): Promise<Session>;
   register(input: RegisterInput): Promise<Registration>;
   logout(): Promise<void>;
-  /** Re-read the user and balances (after a trade, for instance). */
+  /** Re-read the user and balances. */
   refresh(): void;
 }
 
 const AuthContext = createContext<AuthState | null>(null);
 
+/** The signed-in user and balance, one read shared by the whole app. */
+export const ME_KEY = apiKey('/api/auth/me');
+
+/** Sets the balance the header and the ticket show, from a fresher read (the portfolio's summary). */
+export function setBalance(balance: Me['balance']): void {
+  queryClient.setQueryData<Me>(ME_KEY, (me) => (me ? { ...me, balance } : me));
+}
+
+// Another user's answers must never show: a new session (or none) starts with an empty cache.
+sessionToken.subscribe(() => queryClient.clear());
+
+/** Focus and visibility both fire when a person comes back; one fresh balance is enough. */
+const REFOCUS_READ_MS = 5_000;
+
 export function AuthProvider({ children }: { children: ReactNode }) {
   const token = useSessionToken();
-  const [me, setMe] = useState<Me | null | undefined>(token ? undefined : null);
-  const [version, setVersion] = useState(0);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: version only asks for a fresh read
-  useEffect(() => {
-    if (!token) {
-      setMe(null);
-      return;
-    }
-    const controller = new AbortController();
-    typed(apiClient.GET('/api/auth/me', { signal: controller.signal }))
-      .then(setMe)
-      .catch(() => {
-        if (!controller.signal.aborted && !sessionToken.get()) setMe(null);
-      });
-    return () => controller.abort();
-  }, [token, version]);
+  const query = useQuery({
+    queryKey: ME_KEY,
+    queryFn: ({ signal }) => typed(apiClient.GET('/api/auth/me', { signal })),
+    enabled: token !== null,
+    staleTime: 30_000,
+  });
+  const me: Me | null | undefined = token === null ? null : query.data;
 
   const login = useCallback(async (email: string, password: string) => {
     const session = await typed(apiClient.POST('/api/auth/login', { body: { email, password } }));
@@ -64,7 +70,24 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     }
   }, []);
 
-  const refresh = useCallback(() => setVersion((v) => v + 1), []);
+  const refresh = useCallback(() => void queryClient.invalidateQueries({ queryKey: ME_KEY }), []);
+
+  // Back to a tab after a while: the balance may have moved in another tab or by a fill.
+  useEffect(() => {
+    if (token === null) return;
+    let last = Date.now();
+    const onVisible = () => {
+      if (document.visibilityState !== 'visible' || Date.now() - last < REFOCUS_READ_MS) return;
+      last = Date.now();
+      refresh();
+    };
+    document.addEventListener('visibilitychange', onVisible);
+    window.addEventListener('focus', onVisible);
+    return () => {
+      document.removeEventListener('visibilitychange', onVisible);
+      window.removeEventListener('focus', onVisible);
+    };
+  }, [token, refresh]);
 
   const value = useMemo(
     () => ({ me, signedIn: token !== null, login, register, logout, refresh }),

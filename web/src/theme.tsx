@@ -10,6 +10,7 @@ import {
 } from 'react';
 import { apiClient, typed } from './api/client';
 import { useSessionToken } from './lib/hooks';
+import { apiKey, queryClient } from './lib/query';
 
 export type Theme = 'light' | 'dark';
 
@@ -54,18 +55,24 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
   // Counts the user's own switches, so a preference read that was already on its way cannot undo one.
   const switches = useRef(0);
 
+  // A sign-in brings the account's saved theme into this browser; afterwards the browser remembers it, so an
+  // ordinary page load costs no read of the preferences.
+  const signedInWith = useRef(token);
   useEffect(() => {
-    if (!token) return;
-    const controller = new AbortController();
+    if (!token || token === signedInWith.current) return;
+    signedInWith.current = token;
     const before = switches.current;
-    typed(apiClient.GET('/api/me/preferences', { signal: controller.signal }))
+    queryClient
+      .fetchQuery({
+        queryKey: apiKey('/api/me/preferences'),
+        queryFn: ({ signal }) => typed(apiClient.GET('/api/me/preferences', { signal })),
+      })
       .then((preferences) => {
         if (switches.current === before) remember(preferences.darkMode ? 'dark' : 'light');
       })
       .catch(() => {
         // Preferences unavailable: keep the theme this browser already shows.
       });
-    return () => controller.abort();
   }, [token, remember]);
 
   const setTheme = useCallback(

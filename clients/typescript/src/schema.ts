@@ -503,6 +503,26 @@ export interface paths {
         patch: operations["adminUpdateTournament"];
         trace?: never;
     };
+    "/api/admin/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every user’s webhook deliveries, with every attempt
+         * @description Newest first, optionally one `status` (`failed` lists the deliveries that gave up). Each delivery names its subscription, URL and owner, and lists its attempts as `GET /api/me/webhooks/{id}/deliveries` does.
+         */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -896,6 +916,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events/by-slug/{slug}/trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public tape of an event (all its options)
+         * @description Newest first, cursor-paginated: each execution once, at its YES price, with the side and action of the order that took liquidity (the maker was on the other side). The stream’s `trades:<optionId>` channel carries the same executions live, with the same ids.
+         */
+        get: operations["listEventTape"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/flags": {
         parameters: {
             query?: never;
@@ -949,7 +989,7 @@ export interface paths {
         };
         /**
          * Top traders by profit, volume and predictions
-         * @description `profit`: realized profit in cents over all positions (sales and settlements), positive only. `volume`: notional traded in cents (quantity × price of every execution). `predictions`: number of settled positions on the winning side.
+         * @description `profit`: realized profit in cents over all positions (sales and settlements), best first, of every trader with a realized result (a loss included). `volume`: notional traded in cents (quantity × price of every execution). `predictions`: number of settled positions on the winning side. Suspended accounts are left out of every board.
          */
         get: operations["getLeaderboard"];
         put?: never;
@@ -1103,6 +1143,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/fills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your fills: every execution of your orders, newest first
+         * @description Each with its order, your role (maker: your order was resting; taker: it took liquidity), your side’s price, the YES price, quantity, notional and fee. `optionId` or `eventSlug` narrows the list. Every field is a single value (no nesting), so a page is a table as it stands.
+         */
+        get: operations["listFills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/followers": {
         parameters: {
             query?: never;
@@ -1175,6 +1235,26 @@ export interface paths {
          * @description Needs the current password (a wrong one: 400 naming `currentPassword`, counted as a failed login, so repeated guesses are throttled with 429). Every other session of the account ends at once; the one making the change stays signed in (a change made with an API key ends every session). API keys stay.
          */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/portfolio-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your portfolio’s value over time
+         * @description Cash + reserved + positions at their marks, at evenly spaced times: every 5 minutes over `1d`, every hour over `1w`, every 4 hours over `1m`, and for `all` (since you registered) the finest of 5 minutes, 1 hour, 4 hours, 1 day and 1 week that keeps it to 500 points. The last point is now and equals the portfolio summary’s total. A position is marked at its side of the last close before each time, or at what a share pays once its option was resolved.
+         */
+        get: operations["getPortfolioHistory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1257,6 +1337,26 @@ export interface paths {
          * @description Its token stops working at once, on every instance. Ending the current session logs out.
          */
         delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your settlements: what each option paid you when it settled, newest first
+         * @description One row per option and side you held at settlement: the outcome, the shares held, the payout (100 a winning share, 50 a share of either side when void) and the P&L against their cost. `eventSlug` narrows the list.
+         */
+        get: operations["listSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1496,6 +1596,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/options/{optionId}/candles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OHLC candles of an option’s YES price
+         * @description Open, high, low and close of the YES price (cents) and the volume (shares, and cents at the takers’ prices) per 1-minute, 1-hour or 1-day interval (UTC), oldest first, at most 1440 per request. Every interval of the range from the option’s first trade on has a candle: one without trades is flat at the previous close with no volume. The candles are written by the very transaction that makes the trades, so they always agree with the tape.
+         */
+        get: operations["getCandles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/options/{optionId}/trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public tape of an option
+         * @description Newest first, cursor-paginated: each execution once, at its YES price, with the side and action of the order that took liquidity (the maker was on the other side). The stream’s `trades:<optionId>` channel carries the same executions live, with the same ids.
+         */
+        get: operations["listOptionTape"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/orderbook/{optionId}": {
         parameters: {
             query?: never;
@@ -1682,6 +1822,26 @@ export interface paths {
          * @description `reason`: 1..500 characters. One open report per reporter and target: a second one is 409 ALREADY_REPORTED until the first is resolved. Unknown or removed target: 404; reporting yourself: 400.
          */
         post: operations["createReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tickers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tickers: best bid and ask, last price, 24-hour volume and change, open interest
+         * @description Every option of every open market, or only those of `eventSlug` or `optionIds` (any public market). Bid and ask are YES prices with the shares offered there, the house market maker’s quote included; the 24-hour figures come from the minute candles.
+         */
+        get: operations["listTickers"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2103,6 +2263,35 @@ export interface components {
             targetId: string;
             targetType: "POST" | "COMMENT" | "USER";
         };
+        AdminWebhookDelivery: {
+            attemptCount: number;
+            attempts: components["schemas"]["WebhookAttempt"][];
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The webhook-id sent (the same on every attempt) */
+            eventId: string;
+            /** @description Numeric id as a string */
+            id: string;
+            nextAttemptAt: string | null;
+            owner: {
+                /** @description Numeric id as a string */
+                id: string;
+                username: string;
+            };
+            status: "pending" | "succeeded" | "failed";
+            /** @description Numeric id as a string */
+            subscriptionId: string;
+            type: string;
+            /** @description Where it is delivered */
+            url: string;
+        };
+        /** @description Every error: a human message, a machine code and optional details. Each operation lists the codes it can answer with for each status. */
+        ApiError: {
+            code: string;
+            details?: unknown;
+            error: string;
+        };
         ApiKey: {
             /** Format: date-time */
             createdAt: string;
@@ -2151,6 +2340,34 @@ export interface components {
                     unit: "cents" | "count";
                 };
             }[];
+        };
+        /** @description One interval of an option’s YES price. An interval without trades is flat at the last close */
+        Candle: {
+            /** @description YES price of the last execution */
+            c: number;
+            /** @description Highest YES price */
+            h: number;
+            /** @description Lowest YES price */
+            l: number;
+            /** @description YES price of the first execution (cents) */
+            o: number;
+            /**
+             * Format: date-time
+             * @description Start of the interval
+             */
+            t: string;
+            /** @description Volume in shares */
+            v: number;
+            /** @description Volume in cents: quantity × price of each execution, in the taker’s side */
+            vc: number;
+        };
+        Candles: {
+            /** @description Oldest first, one per interval from the first with a price */
+            data: components["schemas"]["Candle"][];
+            /** @description 1m, 1h or 1d; intervals start on multiples of their width since the Unix epoch (UTC) */
+            interval: "1m" | "1h" | "1d";
+            /** @description Numeric id as a string */
+            optionId: string;
         };
         Challenge: {
             acceptedAt: string | null;
@@ -2303,12 +2520,6 @@ export interface components {
             /** @description Numeric id as a string */
             userId: string;
         };
-        /** @description Every error: a human message, a machine code and optional details */
-        Error: {
-            code: string;
-            details?: unknown;
-            error: string;
-        };
         Event: {
             category: string;
             closedAt: string | null;
@@ -2389,6 +2600,34 @@ export interface components {
             status: "draft" | "open" | "closed" | "resolved" | "settled";
             title: string;
         };
+        /** @description One execution of one of your orders (`fillId` is its id on the public tape) */
+        Fill: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** Format: date-time */
+            createdAt: string;
+            eventSlug: string;
+            feeCents: number;
+            /** @description Numeric id as a string */
+            fillId: string;
+            /** @description Numeric id as a string */
+            id: string;
+            /** @description priceCents × quantity */
+            notionalCents: number;
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description Numeric id as a string */
+            orderId: string;
+            /** @description Execution price of your side */
+            priceCents: number;
+            quantity: number;
+            role: "maker" | "taker";
+            /** @description YES or NO */
+            side: "YES" | "NO";
+            /** @description Execution price of YES */
+            yesPriceCents: number;
+        };
         Flag: {
             /** @description Why the flag is off regardless of `enabled` (a missing provider), or null */
             blockedBy: string | null;
@@ -2465,7 +2704,11 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             description: string;
+            /** @description The event made from it, once approved */
+            eventId: string | null;
             eventSlug: string | null;
+            /** @description That event’s status now: `draft` until an admin opens it */
+            eventStatus: "draft" | "open" | "closed" | "resolved" | "settled" | null;
             /** @description Numeric id as a string */
             id: string;
             options: string[];
@@ -2623,6 +2866,36 @@ export interface components {
                 }[];
             };
         };
+        OrderListItem: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            cancelReason: string | null;
+            clientOrderId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            eventSlug: string;
+            /** @description The title of the order’s market */
+            eventTitle: string;
+            expiresAt: string | null;
+            filledQuantity: number;
+            /** @description Numeric id as a string */
+            id: string;
+            kind: "market" | "limit";
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description The limit (worst acceptable) price of your side */
+            priceCents: number;
+            quantity: number;
+            remainingQuantity: number;
+            /** @description Cash still held for this order */
+            reservedCents: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+            status: "open" | "partially_filled" | "filled" | "cancelled" | "expired";
+            /** Format: date-time */
+            updatedAt: string;
+        };
         PlacedOrder: {
             /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
             action: "BUY" | "SELL";
@@ -2656,33 +2929,51 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        PlaceLimitOrderRequest: {
+        /** PlaceLimitOrderByLabel */
+        PlaceLimitOrderByLabel: {
             /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
             action: "BUY" | "SELL";
             /** @description Your id for the order; a retry with the same id is idempotent */
             clientOrderId?: string;
-            eventSlug?: string;
+            eventSlug: string;
             /** @description 1..720; absent = good till cancelled */
             expiresInHours?: number;
             /** @description Limit price of your side */
             limitPriceCents: number;
-            /** @description Numeric id as a string */
-            optionId?: string;
-            optionLabel?: string;
+            /** @description The option’s label (any case) */
+            optionLabel: string;
             /** @description Whole shares (default limit 1..1,000,000) */
             quantity: number;
             /** @description YES or NO */
             side: "YES" | "NO";
         };
-        PlaceTradeRequest: {
+        /** PlaceLimitOrderByOptionId */
+        PlaceLimitOrderByOptionId: {
             /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
             action: "BUY" | "SELL";
             /** @description Your id for the order; a retry with the same id is idempotent */
             clientOrderId?: string;
-            eventSlug?: string;
+            /** @description 1..720; absent = good till cancelled */
+            expiresInHours?: number;
+            /** @description Limit price of your side */
+            limitPriceCents: number;
             /** @description Numeric id as a string */
-            optionId?: string;
-            optionLabel?: string;
+            optionId: string;
+            /** @description Whole shares (default limit 1..1,000,000) */
+            quantity: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
+        PlaceLimitOrderRequest: components["schemas"]["PlaceLimitOrderByOptionId"] | components["schemas"]["PlaceLimitOrderByLabel"];
+        /** PlaceTradeByLabel */
+        PlaceTradeByLabel: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** @description Your id for the order; a retry with the same id is idempotent */
+            clientOrderId?: string;
+            eventSlug: string;
+            /** @description The option’s label (any case) */
+            optionLabel: string;
             /** @description Worst acceptable price of your side: the most a BUY pays, the least a SELL accepts */
             priceCents: number;
             /** @description Whole shares (default limit 1..1,000,000) */
@@ -2690,6 +2981,22 @@ export interface components {
             /** @description YES or NO */
             side: "YES" | "NO";
         };
+        /** PlaceTradeByOptionId */
+        PlaceTradeByOptionId: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** @description Your id for the order; a retry with the same id is idempotent */
+            clientOrderId?: string;
+            /** @description Numeric id as a string */
+            optionId: string;
+            /** @description Worst acceptable price of your side: the most a BUY pays, the least a SELL accepts */
+            priceCents: number;
+            /** @description Whole shares (default limit 1..1,000,000) */
+            quantity: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
+        PlaceTradeRequest: components["schemas"]["PlaceTradeByOptionId"] | components["schemas"]["PlaceTradeByLabel"];
         Portfolio: {
             data: components["schemas"]["Position"][];
             summary: {
@@ -2703,6 +3010,22 @@ export interface components {
                 totalValueCents: number;
                 unrealizedPnlCents: number;
             };
+        };
+        PortfolioHistory: {
+            /** @description Oldest first */
+            data: {
+                cashCents: number;
+                /** @description Positions at their marks at that time */
+                positionsValueCents: number;
+                reservedCents: number;
+                /** Format: date-time */
+                t: string;
+                /** @description cash + reserved + positions value */
+                totalValueCents: number;
+            }[];
+            range: "1d" | "1w" | "1m" | "all";
+            /** @description Spacing of the points (the last one is now) */
+            stepSeconds: number;
         };
         Position: {
             /** @description Average cost per share, fees included */
@@ -2834,6 +3157,26 @@ export interface components {
             targetId: string;
             targetType: "POST" | "COMMENT" | "USER";
         };
+        /** @description What one side of one option paid you when it settled */
+        Settlement: {
+            eventSlug: string;
+            eventTitle: string;
+            /** @description Numeric id as a string */
+            id: string;
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            outcome: "YES" | "NO" | "VOID";
+            payoutCents: number;
+            /** @description Payout minus the cost of the shares held */
+            pnlCents: number;
+            /** @description Shares held when the option settled */
+            quantity: number;
+            /** Format: date-time */
+            settledAt: string;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
         Streak: {
             awardedToday: boolean;
             /** @description Consecutive days up to today (0 when lapsed) */
@@ -2845,6 +3188,44 @@ export interface components {
                 bonusCents: number;
                 day: number;
             };
+        };
+        TapeTrade: {
+            /** Format: date-time */
+            at: string;
+            /** @description Numeric id as a string */
+            id: string;
+            /** @description Numeric id as a string */
+            optionId: string;
+            quantity: number;
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            takerAction: "BUY" | "SELL";
+            /** @description YES or NO */
+            takerSide: "YES" | "NO";
+            /** @description Execution price of YES (a NO price is 100 − it) */
+            yesPriceCents: number;
+        };
+        Ticker: {
+            bestAskCents: number | null;
+            /** @description Shares offered at bestAskCents (0 without an ask) */
+            bestAskQuantity: number;
+            bestBidCents: number | null;
+            /** @description Shares bid at bestBidCents (0 without a bid) */
+            bestBidQuantity: number;
+            change24hCents: number | null;
+            eventSlug: string;
+            lastPriceCents: number | null;
+            /** @description YES shares outstanding (= NO shares outstanding) */
+            openInterest: number;
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            previousPriceCents: number | null;
+            /** @description The market’s lifecycle state */
+            status: "open" | "closed" | "resolved" | "settled";
+            /** @description Notional traded in the last 24 hours, in the takers’ prices */
+            volume24hCents: number;
+            /** @description Shares traded in the last 24 hours (minute resolution) */
+            volume24hShares: number;
         };
         Tournament: {
             description: string;
@@ -2908,6 +3289,30 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             eventSlug: string;
+            feeCents: number;
+            /** @description Numeric id as a string */
+            id: string;
+            liquidity: "maker" | "taker";
+            /** @description Numeric id as a string */
+            optionId: string;
+            optionLabel: string;
+            /** @description Numeric id as a string */
+            orderId: string;
+            orderKind: "market" | "limit";
+            /** @description Execution price of your side */
+            priceCents: number;
+            quantity: number;
+            /** @description YES or NO */
+            side: "YES" | "NO";
+        };
+        TradeListItem: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action: "BUY" | "SELL";
+            /** Format: date-time */
+            createdAt: string;
+            eventSlug: string;
+            /** @description The title of the order’s market */
+            eventTitle: string;
             feeCents: number;
             /** @description Numeric id as a string */
             id: string;
@@ -3086,7 +3491,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3098,7 +3506,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3111,7 +3522,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3120,10 +3534,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3181,7 +3599,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3193,7 +3614,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3205,7 +3629,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3218,7 +3645,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3227,10 +3657,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3280,7 +3714,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3292,7 +3729,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3304,7 +3744,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3316,7 +3759,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3328,7 +3774,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DISPUTE_ALREADY_DECIDED" | "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3340,7 +3789,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3352,7 +3804,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3365,7 +3820,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3374,10 +3832,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3419,7 +3881,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3431,7 +3896,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3443,7 +3911,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3456,7 +3927,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3465,10 +3939,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3525,7 +4003,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3537,7 +4018,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3549,7 +4033,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3561,7 +4048,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SLUG_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3573,7 +4063,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3585,7 +4078,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3598,7 +4094,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3607,10 +4106,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3648,7 +4151,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3660,7 +4166,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3672,7 +4181,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3684,7 +4196,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3697,7 +4212,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3706,10 +4224,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3759,7 +4281,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3771,7 +4296,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3783,7 +4311,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3795,7 +4326,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3807,7 +4341,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3819,7 +4356,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3831,7 +4371,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3844,7 +4387,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3853,10 +4399,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -3894,7 +4444,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -3906,7 +4459,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -3918,7 +4474,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -3930,7 +4489,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -3942,7 +4504,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -3954,7 +4519,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -3966,7 +4534,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -3979,7 +4550,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -3988,10 +4562,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                    };
                 };
             };
         };
@@ -4039,7 +4617,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4051,7 +4632,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4063,7 +4647,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4075,7 +4662,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4087,7 +4677,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4099,7 +4692,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4112,7 +4708,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4121,10 +4720,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4160,7 +4763,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4172,7 +4778,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4184,7 +4793,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4196,7 +4808,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4208,7 +4823,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4220,7 +4838,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4233,7 +4854,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4242,10 +4866,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4301,7 +4929,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4313,7 +4944,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4325,7 +4959,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4337,7 +4974,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -4349,7 +4989,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOO_MANY_NEWS_ITEMS" | "NEWS_ITEM_EXISTS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4361,7 +5004,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4373,7 +5019,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4386,7 +5035,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4395,10 +5047,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4436,7 +5092,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4448,7 +5107,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4460,7 +5122,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4472,7 +5137,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4485,7 +5153,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4494,10 +5165,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4544,7 +5219,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4556,7 +5234,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4568,7 +5249,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4580,7 +5264,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4592,7 +5279,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4604,7 +5294,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4617,7 +5310,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4626,10 +5322,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4667,7 +5367,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4679,7 +5382,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4691,7 +5397,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4703,7 +5412,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4715,7 +5427,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4727,7 +5442,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4740,7 +5458,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4749,10 +5470,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4790,7 +5515,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4802,7 +5530,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4814,7 +5545,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4826,7 +5560,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -4838,7 +5575,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4850,7 +5590,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -4862,7 +5605,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -4875,7 +5621,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -4884,10 +5633,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -4937,7 +5690,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -4949,7 +5705,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -4961,7 +5720,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -4973,7 +5735,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -4985,7 +5750,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -4997,7 +5765,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5009,7 +5780,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5022,7 +5796,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5031,10 +5808,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5082,7 +5863,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5094,7 +5878,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5106,7 +5893,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5118,7 +5908,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -5130,7 +5923,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5142,7 +5938,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5154,7 +5953,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5167,7 +5969,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5176,10 +5981,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                    };
                 };
             };
         };
@@ -5217,7 +6026,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5229,7 +6041,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5241,7 +6056,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5253,7 +6071,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -5265,7 +6086,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION" | "DISPUTE_PENDING";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5277,7 +6101,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5289,7 +6116,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5302,7 +6132,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5311,10 +6144,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                    };
                 };
             };
         };
@@ -5372,7 +6209,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5384,7 +6224,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5396,7 +6239,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5408,7 +6254,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -5420,7 +6269,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5433,7 +6285,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5442,10 +6297,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5510,7 +6369,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5522,7 +6384,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5534,7 +6399,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5546,7 +6414,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5558,7 +6429,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5570,7 +6444,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5583,7 +6460,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5592,10 +6472,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5631,7 +6515,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5643,7 +6530,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5655,7 +6545,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5667,7 +6560,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5679,7 +6575,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5691,7 +6590,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5704,7 +6606,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5713,10 +6618,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5753,7 +6662,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5765,7 +6677,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5778,7 +6693,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5787,10 +6705,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5834,7 +6756,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5846,7 +6771,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5858,7 +6786,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -5870,7 +6801,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -5882,7 +6816,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -5894,7 +6831,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5907,7 +6847,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -5916,10 +6859,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -5961,7 +6908,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -5973,7 +6923,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -5985,7 +6938,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -5998,7 +6954,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6007,10 +6966,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6057,7 +7020,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6069,7 +7035,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6081,7 +7050,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6093,7 +7065,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6105,7 +7080,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SUGGESTION_NOT_PENDING" | "SLUG_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6117,7 +7095,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6129,7 +7110,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6142,7 +7126,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6151,10 +7138,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6198,7 +7189,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6210,7 +7204,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6222,7 +7219,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6234,7 +7234,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6246,7 +7249,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SUGGESTION_NOT_PENDING";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6258,7 +7264,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6270,7 +7279,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6283,7 +7295,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6292,10 +7307,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6337,7 +7356,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6349,7 +7371,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6361,7 +7386,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6374,7 +7402,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6383,10 +7414,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6434,7 +7469,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6446,7 +7484,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6458,7 +7499,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6470,7 +7514,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6482,7 +7529,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "REPORT_NOT_OPEN" | "CANNOT_SUSPEND_ADMIN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6494,7 +7544,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6506,7 +7559,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6519,7 +7575,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6528,10 +7587,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6590,7 +7653,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6602,7 +7668,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6614,7 +7683,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6626,7 +7698,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "SLUG_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6638,7 +7713,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6650,7 +7728,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6663,7 +7744,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6672,10 +7756,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6738,7 +7826,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6750,7 +7841,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6762,7 +7856,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -6774,7 +7871,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -6786,7 +7886,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOURNAMENT_STARTED" | "TOURNAMENT_ENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6798,7 +7901,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6810,7 +7916,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6823,7 +7932,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6832,10 +7944,122 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                /** @description Only deliveries in this state; absent = all */
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminWebhookDelivery"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6874,7 +8098,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6886,7 +8113,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED" | "INVALID_CREDENTIALS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -6898,7 +8128,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -6910,7 +8143,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -6923,7 +8159,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -6932,10 +8171,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -6968,7 +8211,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -6980,7 +8226,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -6992,7 +8241,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7004,7 +8256,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7016,7 +8271,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7029,7 +8287,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7038,10 +8299,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7076,7 +8341,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7088,7 +8356,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7101,7 +8372,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7110,10 +8384,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7158,7 +8436,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -7170,7 +8451,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "EMAIL_TAKEN" | "USERNAME_TAKEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7182,7 +8466,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7194,7 +8481,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7207,7 +8497,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7216,10 +8509,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7256,7 +8553,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7268,7 +8568,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7281,7 +8584,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7290,10 +8596,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7335,7 +8645,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7347,7 +8660,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7359,7 +8675,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7372,7 +8691,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7381,10 +8703,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7448,7 +8774,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7460,7 +8789,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -7472,7 +8804,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7484,7 +8819,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7496,7 +8834,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -7508,7 +8849,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "EVENT_NOT_OPEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7520,7 +8864,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7532,7 +8879,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7545,7 +8895,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7554,10 +8907,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7594,7 +8951,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7606,7 +8966,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7618,7 +8981,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7630,7 +8996,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7643,7 +9012,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7652,10 +9024,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7692,7 +9068,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7704,7 +9083,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -7716,7 +9098,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7728,7 +9113,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7740,7 +9128,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -7752,7 +9143,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "CHALLENGE_NOT_OPEN" | "CANNOT_ACCEPT_OWN_CHALLENGE";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7764,7 +9158,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7776,7 +9173,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7789,7 +9189,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7798,10 +9201,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7837,7 +9244,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -7849,7 +9259,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7861,7 +9274,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -7873,7 +9289,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -7885,7 +9304,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -7897,7 +9319,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7910,7 +9335,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7919,10 +9347,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -7959,7 +9391,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -7971,7 +9406,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -7984,7 +9422,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -7993,10 +9434,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8068,7 +9513,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8080,7 +9528,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8092,7 +9543,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8104,7 +9558,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -8116,7 +9573,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "COPY_LIMIT_REACHED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8128,7 +9588,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8140,7 +9603,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8153,7 +9619,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8162,10 +9631,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8201,7 +9674,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8213,7 +9689,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8225,7 +9704,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8237,7 +9719,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8249,7 +9734,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8261,7 +9749,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8274,7 +9765,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8283,10 +9777,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8327,7 +9825,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8339,7 +9840,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8351,7 +9855,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8364,7 +9871,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8373,10 +9883,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                    };
                 };
             };
         };
@@ -8446,7 +9960,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8455,10 +9972,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "PROVIDER_NOT_CONFIGURED";
+                    };
                 };
             };
         };
@@ -8490,7 +10011,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8502,7 +10026,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8514,7 +10041,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8526,7 +10056,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8538,7 +10071,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8551,7 +10087,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8560,10 +10099,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED" | "PROVIDER_NOT_CONFIGURED";
+                    };
                 };
             };
         };
@@ -8608,7 +10151,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8621,7 +10167,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8630,10 +10179,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8679,7 +10232,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -8691,7 +10247,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -8703,7 +10262,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8715,7 +10277,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -8727,7 +10292,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "EVENT_NOT_RESOLVED" | "DISPUTE_WINDOW_CLOSED" | "ALREADY_DISPUTED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -8739,7 +10307,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -8751,7 +10322,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8764,7 +10338,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8773,10 +10350,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8815,7 +10396,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8827,7 +10411,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8840,7 +10427,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8849,10 +10439,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8895,7 +10489,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8907,7 +10504,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -8920,7 +10520,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -8929,10 +10532,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -8987,7 +10594,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -8999,7 +10609,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9012,7 +10625,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9021,10 +10637,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9071,7 +10691,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9083,7 +10706,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9096,7 +10722,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9105,10 +10734,107 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listEventTape: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TapeTrade"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9155,7 +10881,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9164,10 +10893,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9237,7 +10970,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9249,7 +10985,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9261,7 +11000,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9273,7 +11015,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9285,7 +11030,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9297,7 +11045,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9310,7 +11061,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9319,10 +11073,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9358,7 +11116,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9370,7 +11131,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9382,7 +11146,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9394,7 +11161,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9406,7 +11176,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9418,7 +11191,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9431,7 +11207,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9440,10 +11219,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9480,7 +11263,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9493,7 +11279,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9502,10 +11291,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9535,7 +11328,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Order"][];
+                        data: components["schemas"]["OrderListItem"][];
                         nextCursor: string | null;
                     };
                 };
@@ -9549,7 +11342,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9561,7 +11357,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9573,7 +11372,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9586,7 +11388,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9595,10 +11400,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -9640,7 +11449,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9652,7 +11464,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -9664,7 +11479,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9676,7 +11494,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9688,7 +11509,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -9700,7 +11524,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_SHARES" | "MARKET_CLOSED" | "IDEMPOTENCY_MISMATCH";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9712,7 +11539,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9724,7 +11554,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9737,7 +11570,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9746,10 +11582,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -9787,7 +11627,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9799,7 +11642,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9811,7 +11657,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -9823,7 +11672,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -9835,7 +11687,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "ORDER_NOT_OPEN";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -9847,7 +11702,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -9859,7 +11717,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9872,7 +11733,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9881,10 +11745,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -9926,7 +11794,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -9938,7 +11809,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -9950,7 +11824,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -9963,7 +11840,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -9972,10 +11852,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10026,7 +11910,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10038,7 +11925,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10050,7 +11940,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -10062,7 +11955,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOO_MANY_PENDING_SUGGESTIONS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10074,7 +11970,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10086,7 +11985,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10099,7 +12001,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10108,10 +12013,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10148,7 +12057,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10160,7 +12072,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10173,7 +12088,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10182,10 +12100,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10226,7 +12148,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10238,7 +12163,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10250,7 +12178,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -10262,7 +12193,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "TOO_MANY_API_KEYS";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10274,7 +12208,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10286,7 +12223,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10299,7 +12239,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10308,10 +12251,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10347,7 +12294,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10359,7 +12309,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10371,7 +12324,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -10383,7 +12339,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10395,7 +12354,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10407,7 +12369,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10420,7 +12385,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10429,10 +12397,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10478,7 +12450,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10490,7 +12465,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10502,7 +12480,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10514,7 +12495,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -10526,7 +12510,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10539,7 +12526,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10548,10 +12538,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10586,7 +12580,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10598,7 +12595,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10611,7 +12611,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10620,10 +12623,124 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listFills: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @description Only this event’s, by its slug */
+                eventSlug?: string;
+                limit?: number;
+                /** @description Numeric id as a string */
+                optionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Fill"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10664,7 +12781,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10676,7 +12796,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10688,7 +12811,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10701,7 +12827,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10710,10 +12839,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10754,7 +12887,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10766,7 +12902,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10778,7 +12917,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10791,7 +12933,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10800,10 +12945,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10846,7 +12995,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10858,7 +13010,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10870,7 +13025,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -10883,7 +13041,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -10892,10 +13053,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -10944,7 +13109,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -10956,7 +13124,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -10968,7 +13139,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -10980,7 +13154,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -10992,7 +13169,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11004,7 +13184,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11017,7 +13200,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11026,10 +13212,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11074,7 +13264,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11086,7 +13279,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11098,7 +13294,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11110,7 +13309,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11122,7 +13324,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11135,7 +13340,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11144,10 +13352,116 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    getPortfolioHistory: {
+        parameters: {
+            query?: {
+                range?: "1d" | "1w" | "1m" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortfolioHistory"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11182,7 +13496,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11194,7 +13511,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11207,7 +13527,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11216,10 +13539,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11276,7 +13603,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11288,7 +13618,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11300,7 +13633,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11312,7 +13648,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11324,7 +13663,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11337,7 +13679,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11346,10 +13691,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11384,7 +13733,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11396,7 +13748,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11409,7 +13764,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11418,10 +13776,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11475,7 +13837,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11487,7 +13852,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11500,7 +13868,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11509,10 +13880,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11548,7 +13923,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11560,7 +13938,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11572,7 +13953,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -11584,7 +13968,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11596,7 +13983,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11608,7 +13998,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11621,7 +14014,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11630,10 +14026,122 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listSettlements: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @description Only this event’s, by its slug */
+                eventSlug?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Settlement"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11668,7 +14176,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11680,7 +14191,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11693,7 +14207,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11702,10 +14219,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11749,7 +14270,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11761,7 +14285,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11773,7 +14300,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -11785,7 +14315,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11798,7 +14331,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11807,10 +14343,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11855,7 +14395,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11867,7 +14410,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -11879,7 +14425,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -11891,7 +14440,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -11903,7 +14455,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -11915,7 +14470,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -11928,7 +14486,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -11937,10 +14498,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -11976,7 +14541,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -11988,7 +14556,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12000,7 +14571,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12012,7 +14586,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12024,7 +14601,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12036,7 +14616,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12049,7 +14632,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12058,10 +14644,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12096,7 +14686,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12108,7 +14701,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12121,7 +14717,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12130,10 +14729,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12170,7 +14773,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12182,7 +14788,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12195,7 +14804,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12204,10 +14816,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12246,7 +14862,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12258,7 +14877,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12270,7 +14892,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -12282,7 +14907,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "WEBHOOK_LIMIT_REACHED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12294,7 +14922,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12306,7 +14937,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12319,7 +14953,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12328,10 +14965,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12367,7 +15008,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12379,7 +15023,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12391,7 +15038,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12403,7 +15053,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12415,7 +15068,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12427,7 +15083,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12440,7 +15099,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12449,10 +15111,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12496,7 +15162,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12508,7 +15177,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12520,7 +15192,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12532,7 +15207,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12545,7 +15223,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12554,10 +15235,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12592,7 +15277,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12604,7 +15292,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12617,7 +15308,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12626,10 +15320,202 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    getCandles: {
+        parameters: {
+            query?: {
+                /** @description First interval: the one holding this time (default: 1440 intervals before `to`) */
+                from?: string;
+                interval?: "1m" | "1h" | "1d";
+                /** @description End of the range, exclusive (default and at most: the end of the current interval) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id as a string */
+                optionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Candles"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listOptionTape: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id as a string */
+                optionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TapeTrade"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12667,7 +15553,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12679,7 +15568,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12692,7 +15584,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12701,10 +15596,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12753,7 +15652,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12766,7 +15668,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12775,10 +15680,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12813,7 +15722,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12825,7 +15737,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12838,7 +15753,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12847,10 +15765,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -12895,7 +15817,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -12907,7 +15832,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -12919,7 +15847,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -12931,7 +15862,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -12943,7 +15877,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "POSITION_CLOSED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -12955,7 +15892,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -12967,7 +15907,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -12980,7 +15923,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -12989,10 +15935,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -13036,7 +15986,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13048,7 +16001,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13061,7 +16017,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13070,10 +16029,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13116,7 +16079,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13128,7 +16094,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13140,7 +16109,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13152,7 +16124,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13164,7 +16139,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13176,7 +16154,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13189,7 +16170,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13198,10 +16182,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13239,7 +16227,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13251,7 +16242,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13264,7 +16258,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13273,10 +16270,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13312,7 +16313,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13324,7 +16328,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13336,7 +16343,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13348,7 +16358,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13360,7 +16373,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13372,7 +16388,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13385,7 +16404,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13394,10 +16416,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13441,7 +16467,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13453,7 +16482,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13466,7 +16498,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13475,10 +16510,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13523,7 +16562,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13535,7 +16577,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13547,7 +16592,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13559,7 +16607,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13571,7 +16622,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13583,7 +16637,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13596,7 +16653,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13605,10 +16665,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13652,7 +16716,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13664,7 +16731,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13676,7 +16746,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13688,7 +16761,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13700,7 +16776,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13712,7 +16791,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13725,7 +16807,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13734,10 +16819,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13782,7 +16871,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -13794,7 +16886,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -13806,7 +16901,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13818,7 +16916,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -13830,7 +16931,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "ALREADY_REPORTED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -13842,7 +16946,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -13854,7 +16961,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13867,7 +16977,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13876,10 +16989,91 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    listTickers: {
+        parameters: {
+            query?: {
+                /** @description Only this event’s options */
+                eventSlug?: string;
+                /** @description Only these options: up to 100 ids, comma-separated */
+                optionIds?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Ticker"][];
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13922,7 +17116,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -13935,7 +17132,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -13944,10 +17144,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -13984,7 +17188,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -13996,7 +17203,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14009,7 +17219,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14018,10 +17231,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14063,7 +17280,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14075,7 +17295,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14087,7 +17310,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14099,7 +17325,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -14111,7 +17340,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "ALREADY_JOINED" | "TOURNAMENT_CLOSED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14123,7 +17355,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14135,7 +17370,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14148,7 +17386,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14157,10 +17398,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14190,7 +17435,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Trade"][];
+                        data: components["schemas"]["TradeListItem"][];
                         nextCursor: string | null;
                     };
                 };
@@ -14204,7 +17449,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14216,7 +17464,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14228,7 +17479,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14241,7 +17495,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14250,10 +17507,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14295,7 +17556,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14307,7 +17571,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not enough cash (INSUFFICIENT_FUNDS) */
@@ -14319,7 +17586,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14331,7 +17601,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14343,7 +17616,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -14355,7 +17631,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_SHARES" | "NO_LIQUIDITY" | "MARKET_CLOSED" | "IDEMPOTENCY_MISMATCH";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14367,7 +17646,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14379,7 +17661,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14392,7 +17677,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14401,10 +17689,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
                 };
             };
         };
@@ -14450,7 +17742,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14463,7 +17758,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14472,10 +17770,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14513,7 +17815,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14525,7 +17830,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14538,7 +17846,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14547,10 +17858,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14591,7 +17906,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14603,7 +17921,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14615,7 +17936,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14628,7 +17952,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14637,10 +17964,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14696,7 +18027,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14708,7 +18042,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14720,7 +18057,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14732,7 +18072,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Conflict with the current state (the code names it) */
@@ -14744,7 +18087,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "WATCHLIST_FULL";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14756,7 +18102,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14768,7 +18117,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14781,7 +18133,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14790,10 +18145,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14829,7 +18188,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14841,7 +18203,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14853,7 +18218,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Not found (NOT_FOUND) */
@@ -14865,7 +18233,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14877,7 +18248,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -14889,7 +18263,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -14902,7 +18279,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -14911,10 +18291,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -14955,7 +18339,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
@@ -14967,7 +18354,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
                 };
             };
             /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
@@ -14979,7 +18369,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
                 };
             };
             /** @description Body too large (PAYLOAD_TOO_LARGE) */
@@ -14991,7 +18384,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
                 };
             };
             /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
@@ -15003,7 +18399,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
@@ -15016,7 +18415,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
                 };
             };
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
@@ -15025,10 +18427,14 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED" | "PROVIDER_NOT_CONFIGURED";
+                    };
                 };
             };
         };
@@ -15060,10 +18466,14 @@ export interface operations {
             /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
                 };
             };
         };
@@ -15095,6 +18505,7 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

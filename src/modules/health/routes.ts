@@ -59,7 +59,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
     async (_request, reply) => {
       const reason = closing() ? 'shutting_down' : await database.check();
       if (reason === null) return { status: 'ready' as const, database: database.kind };
-      return reply.status(503).send({ status: 'unavailable', database: database.kind, reason });
+      return reply
+        .status(503)
+        .header('retry-after', 1)
+        .send({ status: 'unavailable', database: database.kind, reason });
     },
   );
 };

@@ -103,6 +103,27 @@ export class MarketReadCache {
   }
 
   /**
+   * Any other public read of market data (candles, tickers, the tape): `optionIds` names the options it shows
+   * when known before loading; the load names them otherwise. Dropped with any of them, and with the catalogue.
+   */
+  optionData(
+    key: string,
+    ttlMs: number,
+    optionIds: readonly number[] | null,
+    load: () => Promise<{ value: string; optionIds: readonly number[] }>,
+  ): Promise<string> {
+    return this.read(
+      `data:${key}`,
+      Math.max(1, Math.min(ttlMs, ORDER_BOOK_TTL_MS)),
+      async () => {
+        const loaded = await load();
+        return { value: loaded.value, tags: loaded.optionIds.map(optionTag) };
+      },
+      optionIds?.map(optionTag),
+    );
+  }
+
+  /**
    * Drops everything cached that shows this option: its order book, and the events and lists with its prices and
    * volume. For a writer to call right after a change to the option's book has committed, so that its client's
    * next read on this instance sees the change without waiting for the NOTIFY.

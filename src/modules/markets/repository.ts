@@ -264,25 +264,30 @@ export class MarketsRepository {
     await sql`SELECT pg_notify(${CATALOGUE_CHANNEL}, ${JSON.stringify({ eventIds })})`.execute(db);
   }
 
-  /** Traders ranked by one measure; each measure is defined in the API docs. */
+  /**
+   * Traders ranked by one measure (defined in the API docs), suspended accounts left out. Profit ranks everyone
+   * with a realized result, losses included, so the board is never empty while someone has sold or been paid.
+   */
   async leaderboard(db: Queryable, measure: 'profit' | 'volume' | 'predictions', limit: number) {
     const query =
       measure === 'profit'
         ? sql<{ user_id: number; username: string; value: number }>`
             SELECT p.user_id, u.username, sum(p.realized_pnl_cents)::bigint AS value
             FROM positions p JOIN users u ON u.id = p.user_id
-            GROUP BY p.user_id, u.username HAVING sum(p.realized_pnl_cents) > 0
+            WHERE u.suspended_at IS NULL
+            GROUP BY p.user_id, u.username HAVING bool_or(p.realized_pnl_cents <> 0)
             ORDER BY value DESC, p.user_id LIMIT ${limit}`
         : measure === 'volume'
           ? sql<{ user_id: number; username: string; value: number }>`
             SELECT t.user_id, u.username, sum(t.quantity * t.price_cents)::bigint AS value
             FROM trades t JOIN users u ON u.id = t.user_id
+            WHERE u.suspended_at IS NULL
             GROUP BY t.user_id, u.username
             ORDER BY value DESC, t.user_id LIMIT ${limit}`
           : sql<{ user_id: number; username: string; value: number }>`
             SELECT s.user_id, u.username, count(*)::bigint AS value
             FROM position_settlements s JOIN users u ON u.id = s.user_id
-            WHERE s.outcome = s.side AND s.quantity > 0
+            WHERE s.outcome = s.side AND s.quantity > 0 AND u.suspended_at IS NULL
             GROUP BY s.user_id, u.username
             ORDER BY value DESC, s.user_id LIMIT ${limit}`;
     return (await query.execute(db)).rows;

@@ -17,7 +17,7 @@ import type { MarketsService } from './service.js';
 const tags = ['Markets'];
 
 /** The route's own response serializer, as text to cache (see MarketReadCache). */
-function serializer(reply: FastifyReply) {
+export function serializer(reply: FastifyReply) {
   return (value: unknown): string => {
     const json = reply.serialize(value);
     return typeof json === 'string' ? json : Buffer.from(json as ArrayBuffer).toString('utf8');
@@ -25,7 +25,7 @@ function serializer(reply: FastifyReply) {
 }
 
 /** Sends JSON text made by `serializer`: the same bytes and headers as a serialized object. */
-function sendJson(reply: FastifyReply, json: string) {
+export function sendJson(reply: FastifyReply, json: string) {
   return reply.type('application/json; charset=utf-8').send(json);
 }
 
@@ -140,9 +140,10 @@ export const marketsRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Top traders by profit, volume and predictions',
         description:
-          '`profit`: realized profit in cents over all positions (sales and settlements), positive only. ' +
-          '`volume`: notional traded in cents (quantity × price of every execution). `predictions`: number of ' +
-          'settled positions on the winning side.',
+          '`profit`: realized profit in cents over all positions (sales and settlements), best first, of every ' +
+          'trader with a realized result (a loss included). `volume`: notional traded in cents (quantity × price ' +
+          'of every execution). `predictions`: number of settled positions on the winning side. Suspended ' +
+          'accounts are left out of every board.',
         querystring: Type.Object({
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
         }),

@@ -3,6 +3,7 @@ import type { DB } from '../../platform/db/schema.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { decodeCursor, type PageOf, toPage } from '../../platform/http.js';
 import type { NotificationsService } from '../notifications/service.js';
+import type { DiscussionEvents } from './discussion-events.js';
 import { NotYourContentError } from './errors.js';
 import { NO_CARD, type People, type PersonCard } from './people.js';
 import type { CommentRow, DiscussionRepository, PostRow } from './repository.js';
@@ -40,6 +41,7 @@ export class DiscussionService {
     private readonly discussion: DiscussionRepository,
     private readonly notifications: NotificationsService,
     private readonly people: People,
+    private readonly events: DiscussionEvents,
   ) {}
 
   async listPosts(query: {
@@ -88,7 +90,11 @@ export class DiscussionService {
     const body = plainText(input.text, 'text', TEXT_LIMITS.post);
     const event = await this.discussion.findPublicEvent(this.db, input.eventSlug);
     if (!event) throw new NotFoundError('Event');
-    const id = await this.discussion.insertPost(this.db, { eventId: event.id, userId, body });
+    const id = await this.db.transaction().execute(async (trx) => {
+      const id = await this.discussion.insertPost(trx, { eventId: event.id, userId, body });
+      await this.events.announce(trx, id, 'created');
+      return id;
+    });
     return this.getPost(id, userId);
   }
 
@@ -96,7 +102,10 @@ export class DiscussionService {
     const post = await this.discussion.findPostAuthor(this.db, id);
     if (!post) throw new NotFoundError('Post');
     if (post.user_id !== userId) throw new NotYourContentError('post');
-    await this.discussion.softDeletePost(this.db, id);
+    await this.db.transaction().execute(async (trx) => {
+      await this.discussion.softDeletePost(trx, id);
+      await this.events.announce(trx, id, 'removed');
+    });
   }
 
   /**
@@ -119,10 +128,11 @@ export class DiscussionService {
             type: 'social.like',
             title: 'New like',
             body: `${await this.discussion.usernameOf(trx, userId)} liked your post`,
-            data: { postId: String(postId), likedBy: String(userId) },
+            data: { postId: String(postId), eventSlug: post.event_slug, likedBy: String(userId) },
           });
         }
       }
+      await this.events.announce(trx, postId, 'updated');
       const likeCount = await this.discussion.countLikes(trx, postId);
       return { postId: String(postId), liked: !unliked, likeCount };
     });
@@ -159,9 +169,15 @@ export class DiscussionService {
           type: 'social.comment',
           title: 'New comment',
           body: `${await this.discussion.usernameOf(trx, userId)} commented on your post`,
-          data: { postId: String(postId), commentId: String(id), commentedBy: String(userId) },
+          data: {
+            postId: String(postId),
+            eventSlug: post.event_slug,
+            commentId: String(id),
+            commentedBy: String(userId),
+          },
         });
       }
+      await this.events.announce(trx, postId, 'updated');
       const row = await this.discussion.findVisibleComment(trx, id);
       if (!row) throw new NotFoundError('Comment');
       return row;
@@ -173,7 +189,10 @@ export class DiscussionService {
     const comment = await this.discussion.findVisibleComment(this.db, id);
     if (!comment) throw new NotFoundError('Comment');
     if (comment.author_id !== userId) throw new NotYourContentError('comment');
-    await this.discussion.softDeleteComment(this.db, id);
+    await this.db.transaction().execute(async (trx) => {
+      await this.discussion.softDeleteComment(trx, id);
+      await this.events.announce(trx, comment.post_id, 'updated');
+    });
   }
 }
 

@@ -5,6 +5,7 @@ import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { decodeCursor, type PageOf, toPage } from '../../platform/http.js';
 import type { CredentialChange, CredentialChanges } from '../accounts/credentials.js';
 import type { NotificationsService } from '../notifications/service.js';
+import type { DiscussionEvents } from './discussion-events.js';
 import { AlreadyReportedError, CannotSuspendAdminError, ReportNotOpenError } from './errors.js';
 import type { ModerationRepository, ReportRow } from './repository.js';
 import type { ReportStatus, ReportTargetType } from './tables.js';
@@ -41,6 +42,7 @@ export class ModerationService {
     private readonly moderation: ModerationRepository,
     private readonly notifications: NotificationsService,
     private readonly credentials: CredentialChanges,
+    private readonly discussionEvents: DiscussionEvents,
   ) {}
 
   async report(
@@ -128,8 +130,9 @@ export class ModerationService {
         }
       }
       if (decision.action !== 'dismiss' && target.type !== 'USER') {
-        const hidden = await this.moderation.hideContent(trx, target.type, target.id);
-        if (hidden && owner) {
+        const hiddenIn = await this.moderation.hideContent(trx, target.type, target.id);
+        if (hiddenIn !== null) await this.discussionEvents.announce(trx, hiddenIn, 'updated');
+        if (hiddenIn !== null && owner) {
           const what = target.type === 'POST' ? 'post' : 'comment';
           await this.notifications.notify(trx, {
             userId: owner.user_id,

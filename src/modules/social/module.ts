@@ -8,6 +8,7 @@ import type { NotificationsService } from '../notifications/service.js';
 import type { ProfileModule } from '../profile/module.js';
 import { socialAdminRoutes } from './admin-routes.js';
 import { DiscussionService } from './discussion.js';
+import { DiscussionEvents } from './discussion-events.js';
 import { ModerationService } from './moderation.js';
 import { type People, peopleFrom } from './people.js';
 import { ProfilesService } from './profiles.js';
@@ -21,6 +22,8 @@ import { type SocialServices, socialRoutes } from './routes.js';
 import { SuggestionsService } from './suggestions.js';
 
 export interface SocialModule extends SocialServices {
+  /** Every change to a market's discussion, for the live stream. */
+  discussionEvents: DiscussionEvents;
   performance: PerformanceRepository;
   people: People;
 }
@@ -37,9 +40,18 @@ export function createSocial(deps: {
   const { db, markets, notifications } = deps;
   const performance = new PerformanceRepository();
   const people = peopleFrom(deps.profile, deps.gamification);
+  const discussionRepository = new DiscussionRepository();
+  const discussionEvents = new DiscussionEvents(discussionRepository);
   return {
-    discussion: new DiscussionService(db, new DiscussionRepository(), notifications, people),
-    moderation: new ModerationService(db, new ModerationRepository(), notifications, deps.credentials),
+    discussion: new DiscussionService(db, discussionRepository, notifications, people, discussionEvents),
+    discussionEvents,
+    moderation: new ModerationService(
+      db,
+      new ModerationRepository(),
+      notifications,
+      deps.credentials,
+      discussionEvents,
+    ),
     suggestions: new SuggestionsService(db, new SuggestionsRepository(), markets, notifications),
     profiles: new ProfilesService(db, performance, people),
     performance,

@@ -133,10 +133,19 @@ export class DiscussionRepository {
   }
 
   /** The author of a post that is still public, locked so that likes on it are applied one at a time. */
-  lockVisiblePost(db: Queryable, id: number): Promise<{ id: number; user_id: number } | undefined> {
+  lockVisiblePost(db: Queryable, id: number) {
     return db
       .selectFrom('posts')
-      .select(['id', 'user_id'])
+      .select((eb) => [
+        'id',
+        'user_id',
+        eb
+          .selectFrom('events')
+          .select('events.slug')
+          .whereRef('events.id', '=', 'posts.event_id')
+          .$narrowType<{ slug: string }>()
+          .as('event_slug'),
+      ])
       .where('id', '=', id)
       .where('hidden_at', 'is', null)
       .where('deleted_at', 'is', null)
@@ -224,6 +233,30 @@ export class DiscussionRepository {
       .where('c.deleted_at', 'is', null)
       .where('p.hidden_at', 'is', null)
       .where('p.deleted_at', 'is', null);
+  }
+
+  /** A post's event, whether it is gone (deleted or hidden), and its likes and visible comments now. */
+  postState(db: Queryable, postId: number) {
+    return db
+      .selectFrom('posts as p')
+      .select((eb) => [
+        'p.event_id',
+        sql<boolean>`p.hidden_at IS NOT NULL OR p.deleted_at IS NOT NULL`.as('removed'),
+        eb
+          .selectFrom('post_likes as l')
+          .select(eb.fn.countAll<number>().as('n'))
+          .whereRef('l.post_id', '=', 'p.id')
+          .as('like_count'),
+        eb
+          .selectFrom('comments as c')
+          .select(eb.fn.countAll<number>().as('n'))
+          .whereRef('c.post_id', '=', 'p.id')
+          .where('c.hidden_at', 'is', null)
+          .where('c.deleted_at', 'is', null)
+          .as('comment_count'),
+      ])
+      .where('p.id', '=', postId)
+      .executeTakeFirst();
   }
 
   async softDeleteComment(db: Queryable, id: number): Promise<void> {
@@ -390,14 +423,25 @@ export class ModerationRepository {
       .executeTakeFirst();
   }
 
-  async hideContent(db: Queryable, type: 'POST' | 'COMMENT', id: number): Promise<boolean> {
-    const result = await db
-      .updateTable(type === 'POST' ? 'posts' : 'comments')
-      .set({ hidden_at: sql<Date>`now()` })
-      .where('id', '=', id)
-      .where('hidden_at', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+  /** Hides a post or comment; the post it hid or hid a comment of, or null when it was hidden already. */
+  async hideContent(db: Queryable, type: 'POST' | 'COMMENT', id: number): Promise<number | null> {
+    const row =
+      type === 'POST'
+        ? await db
+            .updateTable('posts')
+            .set({ hidden_at: sql<Date>`now()` })
+            .where('id', '=', id)
+            .where('hidden_at', 'is', null)
+            .returning('id as post_id')
+            .executeTakeFirst()
+        : await db
+            .updateTable('comments')
+            .set({ hidden_at: sql<Date>`now()` })
+            .where('id', '=', id)
+            .where('hidden_at', 'is', null)
+            .returning('post_id')
+            .executeTakeFirst();
+    return row?.post_id ?? null;
   }
 
   async suspendUser(db: Queryable, userId: number): Promise<boolean> {
@@ -467,7 +511,7 @@ export class SuggestionsRepository {
       .innerJoin('users as u', 'u.id', 's.user_id')
       .leftJoin('events as e', 'e.id', 's.event_id')
       .selectAll('s')
-      .select(['u.username', 'e.slug as event_slug'])
+      .select(['u.username', 'e.slug as event_slug', 'e.status as event_status'])
       .orderBy('s.id', 'desc')
       .limit(filter.limit + 1);
     if (filter.userId !== null) query = query.where('s.user_id', '=', filter.userId);
@@ -482,7 +526,7 @@ export class SuggestionsRepository {
       .innerJoin('users as u', 'u.id', 's.user_id')
       .leftJoin('events as e', 'e.id', 's.event_id')
       .selectAll('s')
-      .select(['u.username', 'e.slug as event_slug'])
+      .select(['u.username', 'e.slug as event_slug', 'e.status as event_status'])
       .where('s.id', '=', id)
       .executeTakeFirst();
   }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../../platform/db/schema.js';
+import type { DB, EventStatus } from '../../platform/db/schema.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { decodeCursor, type PageOf, toPage } from '../../platform/http.js';
 import type { MarketsService } from '../markets/service.js';
@@ -31,7 +31,9 @@ export interface SuggestionView {
   closesAt: string | null;
   status: SuggestionStatus;
   rejectionReason: string | null;
+  eventId: string | null;
   eventSlug: string | null;
+  eventStatus: EventStatus | null;
   suggestedBy: { id: string; username: string };
   reviewedAt: string | null;
   createdAt: string;
@@ -179,7 +181,9 @@ function toSuggestionView(row: SuggestionRow): SuggestionView {
     closesAt: row.closes_at ? row.closes_at.toISOString() : null,
     status: row.status,
     rejectionReason: row.rejection_reason,
+    eventId: row.event_id === null ? null : String(row.event_id),
     eventSlug: row.event_slug,
+    eventStatus: row.event_status,
     suggestedBy: { id: String(row.user_id), username: row.username },
     reviewedAt: row.reviewed_at ? row.reviewed_at.toISOString() : null,
     createdAt: row.created_at.toISOString(),

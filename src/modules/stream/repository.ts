@@ -1,7 +1,13 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../../platform/db/schema.js';
 import type { Queryable } from '../../platform/db/types.js';
 
 export class StreamRepository {
+  /** The status of each of these events (drafts included: the caller decides what is public). */
+  eventStatuses(db: Kysely<DB>, eventIds: number[]) {
+    return db.selectFrom('events').select(['id', 'status']).where('id', 'in', eventIds).execute();
+  }
+
   /** Queues a notification; PostgreSQL delivers it to every listener when the transaction commits. */
   async notify(db: Queryable, channel: string, payload: string): Promise<void> {
     await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db);

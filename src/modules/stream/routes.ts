@@ -25,7 +25,10 @@ channel), then send JSON messages:
   fresh snapshot.
 - \`{"op":"subscribe","channel":"trades:<optionId>"}\`: \`trades\` messages with the executions (YES price, quantity,
   taker's side and action, time).
-- \`{"op":"subscribe","channel":"user"}\`: your \`order\` updates (placed, filled, cancelled, expired) and \`fill\`s.
+- \`{"op":"subscribe","channel":"event:<eventId>"}\`: \`market\` when the market's status changes (closed, resolved,
+  settled...) and \`discussion\` when a post of its discussion appears, is liked, commented or removed.
+- \`{"op":"subscribe","channel":"user"}\`: your \`order\` updates (placed, filled, cancelled, expired), \`fill\`s and
+  new \`notification\`s.
 - \`{"op":"unsubscribe","channel":"..."}\`.
 
 When the server may have missed changes (its connection to the database dropped), every subscriber of the affected

@@ -1,5 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../platform/db/database.js';
+import { CATALOGUE_CHANNEL } from '../markets/repository.js';
+import { type NotificationsService, toNotification } from '../notifications/service.js';
+import type { DiscussionChange, DiscussionEvents } from '../social/discussion-events.js';
 import type { OrderRow, TradeRow } from '../trading/repository.js';
 import type { TradingService } from '../trading/service.js';
 import type { BookChange, LadderLevel } from '../trading/types.js';
@@ -8,6 +11,8 @@ import type { StreamRepository } from './repository.js';
 
 const BOOK_CHANNEL = 'pmx_book';
 const USER_CHANNEL = 'pmx_user';
+/** Changes to a market's discussion; its status changes come on the catalogue's own channel. */
+const DISCUSSION_CHANNEL = 'pmx_discussion';
 /** A fresh snapshot that cannot be read is tried again this often, this many times (about 10 s in all). */
 const SNAPSHOT_RETRY_MS = 500;
 const SNAPSHOT_RETRIES = 20;
@@ -26,6 +31,7 @@ interface UserNotice {
   userId: number;
   orders: ReturnType<typeof orderEvent>[];
   fills: ReturnType<typeof fillEvent>[];
+  notifications?: ReturnType<typeof toNotification>[];
 }
 
 /**
@@ -90,6 +96,31 @@ export class StreamService {
     });
   }
 
+  /** Announces each change to a market's discussion (posts, likes, comments, removals) on its event channel. */
+  attachDiscussion(events: DiscussionEvents): void {
+    events.on(async (db, change) => {
+      await this.stream.notify(db, DISCUSSION_CHANNEL, JSON.stringify(change));
+    });
+  }
+
+  /** Sends each new feed item to its user's channel, from the transaction that wrote it. */
+  attachNotifications(notifications: NotificationsService): void {
+    notifications.onNotified(async (trx, rows) => {
+      const byUser = new Map<number, UserNotice>();
+      for (const row of rows) {
+        const notice = byUser.get(row.user_id) ?? {
+          userId: row.user_id,
+          orders: [],
+          fills: [],
+          notifications: [],
+        };
+        notice.notifications?.push(toNotification(row));
+        byUser.set(row.user_id, notice);
+      }
+      await this.notifyUsers(trx, [...byUser.values()]);
+    });
+  }
+
   /** One NOTIFY for every user an order touched; a user whose part is too big is told to resynchronise. */
   private async notifyUsers(
     trx: Parameters<StreamRepository['notify']>[0],
@@ -139,6 +170,20 @@ export class StreamService {
         USER_CHANNEL,
         guard((p) => this.onUserNotice(p)),
         (listening) => this.onGap(['user:'], listening),
+      ),
+    );
+    this.stopListening.push(
+      await this.database.listen(
+        DISCUSSION_CHANNEL,
+        guard((p) => this.onDiscussionNotice(p)),
+        (listening) => this.onGap(['event:'], listening),
+      ),
+    );
+    this.stopListening.push(
+      await this.database.listen(
+        CATALOGUE_CHANNEL,
+        guard((p) => this.onCatalogueNotice(p)),
+        (listening) => this.onGap(['event:'], listening),
       ),
     );
   }
@@ -236,7 +281,46 @@ export class StreamService {
       }
       for (const order of notice.orders) this.hub.publish(channel, { type: 'order', channel: 'user', order });
       for (const fill of notice.fills) this.hub.publish(channel, { type: 'fill', channel: 'user', fill });
+      for (const notification of notice.notifications ?? []) {
+        this.hub.publish(channel, { type: 'notification', channel: 'user', notification });
+      }
     }
+  }
+
+  private onDiscussionNotice(payload: string): void {
+    const change = JSON.parse(payload) as DiscussionChange;
+    const channel = `event:${change.eventId}`;
+    this.hub.publish(channel, {
+      type: 'discussion',
+      channel,
+      postId: String(change.postId),
+      change: change.change,
+      likeCount: change.likeCount,
+      commentCount: change.commentCount,
+    });
+  }
+
+  /** A catalogue change: each changed event with subscribers here gets its status as it now stands. */
+  private onCatalogueNotice(payload: string): void {
+    const { eventIds } = JSON.parse(payload) as { eventIds: number[] };
+    const watched = eventIds.filter((eventId) => this.hub.members(`event:${eventId}`).length > 0);
+    if (watched.length === 0) return;
+    this.stream.eventStatuses(this.database.db, watched).then(
+      (rows) => {
+        for (const row of rows) {
+          const channel = `event:${row.id}`;
+          this.hub.publish(channel, { type: 'market', channel, eventId: String(row.id), status: row.status });
+        }
+      },
+      (err: unknown) => {
+        // The status could not be read: the subscribers reload the market themselves.
+        this.log.warn({ err }, 'could not read the status of changed events');
+        for (const eventId of watched) {
+          const channel = `event:${eventId}`;
+          this.hub.publish(channel, { type: 'resync', channel, reason: 'the market changed; reload it' });
+        }
+      },
+    );
   }
 
   /** The YES ladder of an option with house depth, at a book version: the same read as GET /api/orderbook. */
@@ -262,11 +346,18 @@ export class StreamService {
       client.send({ type: 'subscribed', channel: 'user' });
       return;
     }
-    if ((kind !== 'book' && kind !== 'trades') || !id || !/^[1-9]\d{0,15}$/.test(id)) {
+    if ((kind !== 'book' && kind !== 'trades' && kind !== 'event') || !id || !/^[1-9]\d{0,15}$/.test(id)) {
       throw new StreamError(
         'BAD_CHANNEL',
-        `Unknown channel "${channel}": use book:<optionId>, trades:<optionId> or user`,
+        `Unknown channel "${channel}": use book:<optionId>, trades:<optionId>, event:<eventId> or user`,
       );
+    }
+    if (kind === 'event') {
+      const [event] = await this.stream.eventStatuses(this.database.db, [Number(id)]);
+      if (!event || event.status === 'draft') throw new StreamError('NOT_FOUND', 'Event not found');
+      this.hub.add(client, channel, true);
+      client.send({ type: 'subscribed', channel });
+      return;
     }
     if (kind === 'trades') {
       if (!(await this.snapshot(Number(id)))) throw new StreamError('NOT_FOUND', 'Option not found');

@@ -375,7 +375,7 @@ export class TradingRepository {
       .innerJoin('options as op', 'op.id', 'o.option_id')
       .innerJoin('events as e', 'e.id', 'op.event_id')
       .selectAll('o')
-      .select(['e.slug as event_slug', 'op.label as option_label'])
+      .select(['e.slug as event_slug', 'e.title as event_title', 'op.label as option_label'])
       .where('o.user_id', '=', userId)
       .where('o.status', open ? 'in' : 'not in', OPEN_STATUSES)
       .orderBy('o.id', 'desc')
@@ -394,7 +394,12 @@ export class TradingRepository {
       .innerJoin('events as e', 'e.id', 't.event_id')
       .innerJoin('orders as o', 'o.id', 't.order_id')
       .selectAll('t')
-      .select(['e.slug as event_slug', 'op.label as option_label', 'o.kind as order_kind'])
+      .select([
+        'e.slug as event_slug',
+        'e.title as event_title',
+        'op.label as option_label',
+        'o.kind as order_kind',
+      ])
       .where('t.user_id', '=', userId)
       .orderBy('t.id', 'desc')
       .limit(limit + 1);

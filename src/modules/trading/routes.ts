@@ -8,11 +8,12 @@ import {
   EventSlugFilter,
   IdempotencyHeaders,
   LimitOrderBody,
+  OrderListItem,
   OrderView,
   PlacedOrderView,
   Portfolio,
   TradeBody,
-  TradeView,
+  TradeListItem,
 } from './schemas.js';
 import type { TradingService } from './service.js';
 import type { OrderRequest } from './types.js';
@@ -96,7 +97,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
           eventSlug: EventSlugFilter,
           ...PageQuery,
         }),
-        response: { 200: Page(TradeView), ...errors(400, 401) },
+        response: { 200: Page(TradeListItem), ...errors(400, 401) },
       },
     },
     async (request) => {
@@ -109,7 +110,12 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
         cursor ? Number(cursor[0]) : null,
         limit,
       );
-      return toPage(rows, limit, toTradeView, (row) => [row.id]);
+      return toPage(
+        rows,
+        limit,
+        (row) => ({ ...toTradeView(row), eventTitle: row.event_title }),
+        (row) => [row.id],
+      );
     },
   );
 
@@ -162,7 +168,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
           eventSlug: EventSlugFilter,
           ...PageQuery,
         }),
-        response: { 200: Page(OrderView), ...errors(400, 401) },
+        response: { 200: Page(OrderListItem), ...errors(400, 401) },
       },
     },
     async (request) => {
@@ -174,7 +180,12 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
         cursor ? Number(cursor[0]) : null,
         limit,
       );
-      return toPage(rows, limit, toOrderView, (row) => [row.id]);
+      return toPage(
+        rows,
+        limit,
+        (row) => ({ ...toOrderView(row), eventTitle: row.event_title }),
+        (row) => [row.id],
+      );
     },
   );
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { IdString } from '../../platform/http.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -15,11 +15,33 @@ const Quantity = Type.Integer({
   maximum: 1_000_000_000,
   description: 'Whole shares (default limit 1..1,000,000)',
 });
-const OptionRef = {
-  optionId: Type.Optional(IdString),
-  eventSlug: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  optionLabel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+const ById = { optionId: IdString };
+const ByLabel = {
+  eventSlug: Type.String({ minLength: 1, maxLength: 200 }),
+  optionLabel: Type.String({ minLength: 1, maxLength: 200, description: 'The option’s label (any case)' }),
 };
+
+/**
+ * An order body names its option one of two ways, never both: `optionId`, or `eventSlug` with `optionLabel`. A
+ * `oneOf` of two closed objects, so that a generated client's type refuses an order naming no option, or both.
+ */
+function orderBody<P extends TProperties>(fields: P, name: string) {
+  const byId = Type.Object(
+    { ...ById, ...fields },
+    { additionalProperties: false, title: `${name}ByOptionId` },
+  );
+  const byLabel = Type.Object(
+    { ...ByLabel, ...fields },
+    { additionalProperties: false, title: `${name}ByLabel` },
+  );
+  return {
+    body: Type.Unsafe<Static<TObject<typeof ById & P>> | Static<TObject<typeof ByLabel & P>>>({
+      oneOf: [byId, byLabel],
+    }),
+    byId,
+    byLabel,
+  };
+}
 /** A list's filter to one event, by the event's slug (an unknown slug lists nothing). */
 export const EventSlugFilter = Type.Optional(
   Type.String({ minLength: 1, maxLength: 200, description: 'Only this event’s, by its slug' }),
@@ -32,21 +54,20 @@ const ClientOrderId = Type.Optional(
   }),
 );
 
-export const TradeBody = Type.Object(
+export const TradeOrder = orderBody(
   {
-    ...OptionRef,
     side: SideSchema,
     action: ActionSchema,
     quantity: Quantity,
     priceCents: Price('Worst acceptable price of your side: the most a BUY pays, the least a SELL accepts'),
     clientOrderId: ClientOrderId,
   },
-  { additionalProperties: false },
+  'PlaceTrade',
 );
+export const TradeBody = TradeOrder.body;
 
-export const LimitOrderBody = Type.Object(
+export const LimitOrder = orderBody(
   {
-    ...OptionRef,
     side: SideSchema,
     action: ActionSchema,
     quantity: Quantity,
@@ -56,8 +77,9 @@ export const LimitOrderBody = Type.Object(
     ),
     clientOrderId: ClientOrderId,
   },
-  { additionalProperties: false },
+  'PlaceLimitOrder',
 );
+export const LimitOrderBody = LimitOrder.body;
 
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -101,6 +123,14 @@ export const OrderView = Type.Object({
   createdAt: DateTime,
   updatedAt: DateTime,
 });
+
+const EventTitle = Type.Object({
+  eventTitle: Type.String({ description: 'The title of the order’s market' }),
+});
+/** A trade as your trade history lists it: with its market's title. */
+export const TradeListItem = Type.Composite([TradeView, EventTitle]);
+/** An order as your order lists show it: with its market's title. */
+export const OrderListItem = Type.Composite([OrderView, EventTitle]);
 
 export const PlacedOrderView = Type.Composite([
   OrderView,

@@ -209,6 +209,37 @@ export class WebhooksRepository {
     return query.execute();
   }
 
+  /** Every user's deliveries, newest first, optionally of one status, with their subscription and its owner. */
+  listAllDeliveries(
+    db: Queryable,
+    filter: { status: 'pending' | 'succeeded' | 'failed' | null; beforeId: number | null; limit: number },
+  ) {
+    let query = db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .select([
+        'd.id',
+        'd.status',
+        'd.attempt_count',
+        'd.next_attempt_at',
+        'd.created_at',
+        'd.completed_at',
+        'e.message_id',
+        'e.type',
+        's.id as subscription_id',
+        's.url',
+        'u.id as user_id',
+        'u.username',
+      ])
+      .orderBy('d.id', 'desc')
+      .limit(filter.limit + 1);
+    if (filter.status !== null) query = query.where('d.status', '=', filter.status);
+    if (filter.beforeId !== null) query = query.where('d.id', '<', filter.beforeId);
+    return query.execute();
+  }
+
   attemptsOf(db: Queryable, deliveryIds: number[]): Promise<AttemptRow[]> {
     if (deliveryIds.length === 0) return Promise.resolve([]);
     return db

@@ -8,7 +8,14 @@ import {
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_EXAMPLES,
 } from './events.js';
-import { CreatedSubscription, CreateSubscriptionBody, Delivery, Subscription } from './schemas.js';
+import {
+  AdminDelivery,
+  CreatedSubscription,
+  CreateSubscriptionBody,
+  Delivery,
+  DeliveryStatusQuery,
+  Subscription,
+} from './schemas.js';
 import { MAX_ATTEMPTS, MAX_SUBSCRIPTIONS, RETRY_DELAYS_SECONDS, type WebhooksService } from './service.js';
 
 const tags = ['Webhooks'];
@@ -129,5 +136,28 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         request.query.limit ?? 50,
         request.query.cursor,
       ),
+  );
+
+  app.get(
+    '/api/admin/webhook-deliveries',
+    {
+      onRequest: app.authorizeAdmin,
+      schema: {
+        tags: ['Admin'],
+        security,
+        summary: 'Every user’s webhook deliveries, with every attempt',
+        description:
+          'Newest first, optionally one `status` (`failed` lists the deliveries that gave up). Each delivery names ' +
+          'its subscription, URL and owner, and lists its attempts as `GET /api/me/webhooks/{id}/deliveries` does.',
+        querystring: Type.Object({ ...PageQuery, ...DeliveryStatusQuery.properties }),
+        response: { 200: Page(AdminDelivery), ...errors(400, 401, 403) },
+      },
+    },
+    async (request) =>
+      webhooks.allDeliveries({
+        status: request.query.status,
+        limit: request.query.limit ?? 50,
+        cursor: request.query.cursor,
+      }),
   );
 };

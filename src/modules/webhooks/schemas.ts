@@ -73,3 +73,20 @@ export const Delivery = Type.Object({
   completedAt: Nullable(DateTime),
   attempts: Type.Array(Attempt),
 });
+
+export const AdminDelivery = Type.Composite([
+  Delivery,
+  Type.Object({
+    subscriptionId: IdString,
+    url: Type.String({ description: 'Where it is delivered' }),
+    owner: Type.Object({ id: IdString, username: Type.String() }),
+  }),
+]);
+
+export const DeliveryStatusQuery = Type.Object({
+  status: Type.Optional(
+    Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
+      description: 'Only deliveries in this state; absent = all',
+    }),
+  ),
+});

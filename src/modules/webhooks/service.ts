@@ -82,16 +82,35 @@ export class WebhooksService {
     return toPage(
       rows,
       limit,
+      (row) => toDeliveryView(row, attempts),
+      (row) => [row.id],
+    );
+  }
+
+  /** Every user's deliveries for the operators, newest first, optionally of one status. */
+  async allDeliveries(filter: {
+    status?: 'pending' | 'succeeded' | 'failed' | undefined;
+    limit: number;
+    cursor?: string | undefined;
+  }) {
+    const decoded = decodeCursor(filter.cursor, 1);
+    const rows = await this.webhooks.listAllDeliveries(this.db, {
+      status: filter.status ?? null,
+      beforeId: decoded ? Number(decoded[0]) : null,
+      limit: filter.limit,
+    });
+    const attempts = await this.webhooks.attemptsOf(
+      this.db,
+      rows.slice(0, filter.limit).map((r) => r.id),
+    );
+    return toPage(
+      rows,
+      filter.limit,
       (row) => ({
-        id: String(row.id),
-        eventId: row.message_id,
-        type: row.type,
-        status: row.status,
-        attemptCount: row.attempt_count,
-        nextAttemptAt: row.status === 'pending' ? row.next_attempt_at.toISOString() : null,
-        createdAt: row.created_at.toISOString(),
-        completedAt: row.completed_at ? row.completed_at.toISOString() : null,
-        attempts: attempts.filter((a) => a.delivery_id === row.id).map(toAttemptView),
+        ...toDeliveryView(row, attempts),
+        subscriptionId: String(row.subscription_id),
+        url: row.url,
+        owner: { id: String(row.user_id), username: row.username },
       }),
       (row) => [row.id],
     );
@@ -149,6 +168,31 @@ function toSubscriptionView(row: SubscriptionRow) {
     description: row.description,
     events: row.event_types,
     createdAt: row.created_at.toISOString(),
+  };
+}
+
+interface DeliveryRow {
+  id: number;
+  message_id: string;
+  type: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempt_count: number;
+  next_attempt_at: Date;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+function toDeliveryView(row: DeliveryRow, attempts: AttemptRow[]) {
+  return {
+    id: String(row.id),
+    eventId: row.message_id,
+    type: row.type,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at.toISOString() : null,
+    createdAt: row.created_at.toISOString(),
+    completedAt: row.completed_at ? row.completed_at.toISOString() : null,
+    attempts: attempts.filter((a) => a.delivery_id === row.id).map(toAttemptView),
   };
 }
 

@@ -70,11 +70,85 @@ function apiErrorOf(response: Response, body: unknown, hadToken: boolean): ApiEr
   );
 }
 
+/** The longest the app waits out a 429 by itself before it shows the refusal. */
+const MAX_RATE_LIMIT_WAIT_S = 65;
+const RATE_LIMIT_RETRIES = 2;
+
+type WaitListener = (until: number | null) => void;
+const waitListeners = new Set<WaitListener>();
+/** The requests waiting out a 429 now, each with the moment it goes out again. */
+const waits = new Set<{ until: number }>();
+
+function latestWait(): number | null {
+  let latest: number | null = null;
+  for (const wait of waits) latest = Math.max(latest ?? 0, wait.until);
+  return latest;
+}
+
+/** While refused requests wait for the rate limit's Retry-After: when the last of them goes out again. */
+export const rateLimitWait = {
+  get until(): number | null {
+    return latestWait();
+  },
+  subscribe(listener: WaitListener): () => void {
+    waitListeners.add(listener);
+    return () => waitListeners.delete(listener);
+  },
+};
+
+function announceWaits(): void {
+  const until = latestWait();
+  for (const listener of waitListeners) listener(until);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+}
+
+/**
+ * `fetch`, but a 429 is sent again after its Retry-After (twice at most) instead of reaching the page. Safe for
+ * every method: the limiter refuses a request before anything of it runs, and an order also carries its
+ * Idempotency-Key. The wait is announced (`rateLimitWait`) so the page can say why it is slow.
+ */
+export async function fetchWithinRateLimit(request: Request): Promise<Response> {
+  let current = request;
+  for (let attempt = 0; ; attempt++) {
+    // A request's body can be read once: keep a copy for the retry before sending it.
+    const spare = attempt < RATE_LIMIT_RETRIES ? current.clone() : null;
+    const response = await fetch(current);
+    const retryAfter = Number(response.headers.get('retry-after'));
+    if (response.status !== 429 || !spare || !(retryAfter > 0) || retryAfter > MAX_RATE_LIMIT_WAIT_S) {
+      return response;
+    }
+    const wait = { until: Date.now() + retryAfter * 1000 };
+    waits.add(wait);
+    announceWaits();
+    try {
+      await sleep(wait.until - Date.now(), request.signal);
+    } finally {
+      // Over, or abandoned (the page that asked has gone): either way it no longer waits.
+      waits.delete(wait);
+      announceWaits();
+    }
+    current = spare;
+  }
+}
+
 /**
  * The typed client generated from the API's OpenAPI document (clients/typescript), on the page's own origin with
  * the session token. Paths, parameters, bodies and answers are checked against the contract at compile time.
  */
-export const apiClient = createClient({ baseUrl: '', headers: { accept: 'application/json' } });
+export const apiClient = createClient({
+  baseUrl: '',
+  headers: { accept: 'application/json' },
+  fetch: fetchWithinRateLimit,
+});
 apiClient.use({
   onRequest({ request }) {
     const token = sessionToken.get();

@@ -21,3 +21,5 @@ export type ReportTarget = AdminReport['targetType'];
 export type Suggestion = Schemas['MarketSuggestion'];
 export type Flag = Schemas['Flag'];
 export type CopyFollow = Schemas['CopyLeader'];
+export type Delivery = Schemas['WebhookDelivery'];
+export type AdminDelivery = Schemas['AdminWebhookDelivery'];

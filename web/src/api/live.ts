@@ -1,136 +1,124 @@
 import { useEffect, useRef, useState } from 'react';
 import type { LiveTrade } from '../lib/market';
 import { LiveBook, type StreamLevel } from './book';
-import { ApiError, apiClient, typed } from './client';
-import { stream } from './stream';
+import { apiClient, typed } from './client';
+import { type StreamMessage, type StreamStatus, stream } from './stream';
 import type { Action, OrderBook, Side } from './types';
 
-/**
- * A live value: the order book today is polled; a push stream can implement the same interface later without
- * touching the components that read it.
- */
-export interface LiveFeed<T> {
-  subscribe(onValue: (value: T) => void, onError: (error: unknown) => void): () => void;
-  /** Ask for a fresh value now (after the user's own order, for instance). */
-  refresh(): void;
+/** The stream's state, as the page should tell it. */
+export function useStreamStatus(): StreamStatus {
+  const [status, setStatus] = useState(stream.status);
+  useEffect(() => {
+    setStatus(stream.status);
+    return stream.onStatus(setStatus);
+  }, []);
+  return status;
 }
 
-export function pollingFeed<T>(load: (signal: AbortSignal) => Promise<T>, intervalMs: number): LiveFeed<T> {
-  let wake: (() => void) | null = null;
-  return {
-    subscribe(onValue, onError) {
-      let stopped = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let controller: AbortController | undefined;
-      const schedule = (delayMs: number) => {
-        clearTimeout(timer);
-        timer = setTimeout(tick, delayMs);
-      };
-      const tick = async () => {
-        if (stopped) return;
-        if (document.hidden) return schedule(intervalMs);
-        const mine = new AbortController();
-        controller = mine;
-        try {
-          const value = await load(mine.signal);
-          if (stopped || mine.signal.aborted) return;
-          onValue(value);
-          schedule(intervalMs);
-        } catch (error) {
-          if (stopped || mine.signal.aborted) return;
-          onError(error);
-          // Respect the rate limiter's Retry-After, and slow down while the service is failing.
-          const wait =
-            error instanceof ApiError && error.retryAfterSeconds ? error.retryAfterSeconds * 1000 : 0;
-          schedule(Math.max(wait, intervalMs * 3));
-        }
-      };
-      wake = () => {
-        controller?.abort();
-        schedule(0);
-      };
-      schedule(0);
-      return () => {
-        stopped = true;
-        wake = null;
-        clearTimeout(timer);
-        controller?.abort();
-      };
-    },
-    refresh() {
-      wake?.();
-    },
-  };
+/** Follows one channel while mounted (nothing while `channel` is null); the latest handler always answers. */
+export function useChannel(channel: string | null, onMessage: (message: StreamMessage) => void): void {
+  const latest = useRef(onMessage);
+  latest.current = onMessage;
+  useEffect(() => {
+    if (!channel || !stream.available) return;
+    return stream.subscribe(channel, (message) => latest.current(message));
+  }, [channel]);
 }
 
-export const ORDER_BOOK_POLL_MS = 3000;
+/** A market holds at most this many books live at once (the stream allows 100 subscriptions a connection). */
+export const LIVE_BOOKS = 20;
 
-function polledOrderBook(optionId: string): LiveFeed<OrderBook> {
-  return pollingFeed(
-    (signal) => typed(apiClient.GET('/api/orderbook/{optionId}', { params: { path: { optionId } }, signal })),
-    ORDER_BOOK_POLL_MS,
-  );
+export interface BookMeta {
+  optionId: string;
+  optionLabel: string;
 }
 
 /**
- * The order book of an option from the market-data stream: a snapshot, then sequenced deltas (a gap asks for a
- * fresh snapshot). While the stream is unreachable the book is polled instead, so the view never goes stale.
+ * The order books of a market's options from the stream: a snapshot, then sequenced deltas (a gap asks for a fresh
+ * snapshot), the last price following each trade. `onSnapshot` hears each snapshot's last price, so the caller can
+ * tell whether a trade happened between its own read and the subscription.
  */
-export function orderBookFeed(
-  optionId: string,
-  meta: { eventSlug: string; optionLabel: string },
-): LiveFeed<OrderBook> {
-  const polled = polledOrderBook(optionId);
-  if (!stream.available) return polled;
-  return {
-    subscribe(onValue, onError) {
+export function useLiveBooks(
+  eventSlug: string,
+  options: BookMeta[],
+  onSnapshot?: (optionId: string, lastYesPriceCents: number | null) => void,
+): Map<string, OrderBook> {
+  const [books, setBooks] = useState<Map<string, OrderBook>>(new Map());
+  const snapshotHeard = useRef(onSnapshot);
+  snapshotHeard.current = onSnapshot;
+  const watched = options.slice(0, LIVE_BOOKS);
+  const key = watched.map((option) => `${option.optionId}:${option.optionLabel}`).join('|');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: key stands for the options watched
+  useEffect(() => {
+    setBooks(new Map());
+    if (!stream.available || watched.length === 0) return;
+    const offs = watched.flatMap(({ optionId, optionLabel }) => {
       const book = new LiveBook();
-      const emit = () => onValue(book.toOrderBook({ optionId, ...meta }));
-      let stopPolling: (() => void) | null = null;
-      const poll = (on: boolean) => {
-        if (on && !stopPolling) stopPolling = polled.subscribe(onValue, onError);
-        if (!on && stopPolling) {
-          stopPolling();
-          stopPolling = null;
-        }
-      };
+      const emit = () =>
+        setBooks((current) =>
+          new Map(current).set(optionId, book.toOrderBook({ optionId, eventSlug, optionLabel })),
+        );
       const channel = `book:${optionId}`;
-      const offBook = stream.subscribe(channel, (message) => {
-        if (message.type === 'snapshot') {
-          const levels = [...(message.bids as StreamLevel[]), ...(message.asks as StreamLevel[])];
-          book.snapshot(message.seq ?? 0, levels, (message.lastYesPriceCents as number | null) ?? null);
-          poll(false);
-          emit();
-        } else if (message.type === 'delta' && typeof message.seq === 'number') {
-          const result = book.delta(message.seq, message.levels as StreamLevel[]);
-          if (result === 'applied') emit();
-          if (result === 'gap') stream.send({ op: 'resync', channel });
-        } else if (message.type === 'error') {
-          poll(true);
-        }
+      return [
+        stream.subscribe(channel, (message) => {
+          if (message.type === 'snapshot') {
+            const levels = [...(message.bids as StreamLevel[]), ...(message.asks as StreamLevel[])];
+            const last = (message.lastYesPriceCents as number | null) ?? null;
+            book.snapshot(message.seq ?? 0, levels, last);
+            emit();
+            snapshotHeard.current?.(optionId, last);
+          } else if (message.type === 'delta' && typeof message.seq === 'number') {
+            const result = book.delta(message.seq, message.levels as StreamLevel[]);
+            if (result === 'applied') emit();
+            if (result === 'gap') stream.send({ op: 'resync', channel });
+          }
+        }),
+        stream.subscribe(`trades:${optionId}`, (message) => {
+          const trades = (message.trades as StreamTrade[] | undefined) ?? [];
+          const latest = trades[trades.length - 1];
+          if (message.type === 'trades' && latest && book.ready) {
+            book.traded(latest.yesPriceCents);
+            emit();
+          }
+        }),
+      ];
+    });
+    return () => {
+      for (const off of offs) off();
+    };
+  }, [eventSlug, key]);
+  return books;
+}
+
+/**
+ * The book of one option over REST, read once when the stream cannot deliver it (and again on `refresh`): a
+ * stream that is down is said so on the page, never papered over by polling.
+ */
+export function useBookReadOnce(optionId: string | undefined, needed: boolean) {
+  const [book, setBook] = useState<OrderBook | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const [version, setVersion] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version asks for a fresh read
+  useEffect(() => {
+    setBook(undefined);
+    if (!optionId || !needed) return;
+    const controller = new AbortController();
+    typed(
+      apiClient.GET('/api/orderbook/{optionId}', {
+        params: { path: { optionId } },
+        signal: controller.signal,
+      }),
+    )
+      .then((value) => {
+        setBook(value);
+        setError(null);
+      })
+      .catch((reason: unknown) => {
+        if (!controller.signal.aborted) setError(reason);
       });
-      const offTrades = stream.subscribe(`trades:${optionId}`, (message) => {
-        const trades = (message.trades as StreamTrade[] | undefined) ?? [];
-        const latest = trades[trades.length - 1];
-        if (message.type === 'trades' && latest && book.ready) {
-          book.traded(latest.yesPriceCents);
-          emit();
-        }
-      });
-      const offStatus = stream.onStatus((connected) => poll(!connected));
-      if (!stream.isConnected) poll(true);
-      return () => {
-        offBook();
-        offTrades();
-        offStatus();
-        poll(false);
-      };
-    },
-    refresh() {
-      // The stream pushes every change; only the polling fallback needs a nudge.
-      polled.refresh();
-    },
-  };
+    return () => controller.abort();
+  }, [optionId, needed, version]);
+  return { book, error, refresh: () => setVersion((v) => v + 1) };
 }
 
 export interface StreamTrade {
@@ -150,8 +138,7 @@ export const RECENT_TRADES = 20;
  */
 export function useRecentTrades(optionId: string | undefined): StreamTrade[] | null {
   const [trades, setTrades] = useState<StreamTrade[]>([]);
-  const [connected, setConnected] = useState(stream.isConnected);
-  useEffect(() => stream.onStatus(setConnected), []);
+  const status = useStreamStatus();
   useEffect(() => {
     setTrades([]);
     if (!optionId || !stream.available) return;
@@ -161,47 +148,21 @@ export function useRecentTrades(optionId: string | undefined): StreamTrade[] | n
       setTrades((current) => [...fresh, ...current].slice(0, RECENT_TRADES));
     });
   }, [optionId]);
-  return stream.available && connected ? trades : null;
-}
-
-export function useLive<T>(feed: LiveFeed<T> | null): { data: T | undefined; error: unknown } {
-  const [data, setData] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    setData(undefined);
-    setError(null);
-    if (!feed) return;
-    return feed.subscribe(
-      (value) => {
-        setData(value);
-        setError(null);
-      },
-      (reason) => setError(reason),
-    );
-  }, [feed]);
-  return { data, error };
+  return stream.available && status === 'live' ? trades : null;
 }
 
 /**
  * Every execution in any of these options, as the stream delivers it (nothing without the stream). The market
- * page uses it to move its prices, chart and the viewer's holdings with each trade. Trades made between the
- * page's first read and the subscription are not streamed: `onSubscribed` says when to read again to catch them.
+ * page uses it to move its prices, chart and the viewer's holdings with each trade.
  */
-export function useMarketTrades(
-  optionIds: string[],
-  onTrades: (trades: LiveTrade[]) => void,
-  onSubscribed: () => void,
-): void {
+export function useMarketTrades(optionIds: string[], onTrades: (trades: LiveTrade[]) => void): void {
   const latest = useRef(onTrades);
   latest.current = onTrades;
-  const subscribed = useRef(onSubscribed);
-  subscribed.current = onSubscribed;
   const key = optionIds.join(',');
   useEffect(() => {
     if (!key || !stream.available) return;
     const offs = key.split(',').map((optionId) =>
       stream.subscribe(`trades:${optionId}`, (message) => {
-        if (message.type === 'subscribed') subscribed.current();
         if (message.type !== 'trades') return;
         const trades = (message.trades as StreamTrade[] | undefined) ?? [];
         if (trades.length === 0) return;

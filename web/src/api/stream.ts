@@ -1,6 +1,9 @@
+import { sessionToken } from './client';
+
 /**
- * One WebSocket to the service's market-data stream (`/api/stream`), shared by every live view on the page:
- * each channel is subscribed once, resubscribed after a reconnect, and dropped when its last reader leaves.
+ * One WebSocket to the service's stream (`/api/stream`), shared by every live view on the page: each channel is
+ * subscribed once, resubscribed after a reconnect, and dropped when its last reader leaves. Signed in, the socket
+ * carries the session token, so the `user` channel (your orders, fills and notifications) works on it too.
  */
 
 export interface StreamMessage {
@@ -10,27 +13,47 @@ export interface StreamMessage {
   [field: string]: unknown;
 }
 
+/** `live`: connected; `connecting`: the first attempt; `down`: lost or refused, trying again with back-off. */
+export type StreamStatus = 'connecting' | 'live' | 'down';
+
 type Handler = (message: StreamMessage) => void;
-type StatusListener = (connected: boolean) => void;
+type StatusListener = (status: StreamStatus) => void;
 
 const MAX_RETRY_MS = 30_000;
 const IDLE_CLOSE_MS = 10_000;
 
 class StreamConnection {
   private socket: WebSocket | null = null;
-  private connected = false;
+  private current: StreamStatus = 'connecting';
   private attempts = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly statusListeners = new Set<StatusListener>();
 
+  constructor() {
+    // A new session (or none): the user channel belongs to someone else now, so start a new connection.
+    sessionToken.subscribe(() => {
+      if (!this.socket) return;
+      const old = this.socket;
+      this.socket = null;
+      old.onclose = null;
+      old.close();
+      this.setStatus('connecting');
+      if (this.handlers.size > 0) this.connect();
+    });
+  }
+
   get available(): boolean {
     return typeof WebSocket === 'function';
   }
 
+  get status(): StreamStatus {
+    return this.current;
+  }
+
   get isConnected(): boolean {
-    return this.connected;
+    return this.current === 'live';
   }
 
   subscribe(channel: string, handler: Handler): () => void {
@@ -63,23 +86,26 @@ class StreamConnection {
   }
 
   send(message: { op: string; channel: string }): void {
-    if (this.connected) this.socket?.send(JSON.stringify(message));
+    if (this.current === 'live') this.socket?.send(JSON.stringify(message));
   }
 
-  private setConnected(connected: boolean): void {
-    if (this.connected === connected) return;
-    this.connected = connected;
-    for (const listener of this.statusListeners) listener(connected);
+  private setStatus(status: StreamStatus): void {
+    if (this.current === status) return;
+    this.current = status;
+    for (const listener of this.statusListeners) listener(status);
   }
 
   private connect(): void {
     if (this.socket || !this.available || this.retryTimer) return;
-    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/stream`;
-    const socket = new WebSocket(url);
+    const token = sessionToken.get();
+    const query = token ? `?token=${encodeURIComponent(token)}` : '';
+    const socket = new WebSocket(
+      `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/stream${query}`,
+    );
     this.socket = socket;
     socket.onopen = () => {
       this.attempts = 0;
-      this.setConnected(true);
+      this.setStatus('live');
       for (const channel of this.handlers.keys()) this.send({ op: 'subscribe', channel });
     };
     socket.onmessage = (event) => {
@@ -93,10 +119,11 @@ class StreamConnection {
       for (const handler of this.handlers.get(message.channel) ?? []) handler(message);
     };
     socket.onclose = () => {
+      if (this.socket !== socket) return;
       this.socket = null;
-      this.setConnected(false);
+      this.setStatus('down');
       if (this.handlers.size === 0) return;
-      // Back off while the stream is down; readers fall back to polling meanwhile.
+      // Back off while the stream is down; readers fall back to what they read last, and say so.
       const delay = Math.min(MAX_RETRY_MS, 1000 * 2 ** this.attempts);
       this.attempts += 1;
       this.retryTimer = setTimeout(() => {
@@ -108,9 +135,13 @@ class StreamConnection {
 
   private close(): void {
     if (this.handlers.size > 0) return;
-    this.socket?.close();
+    const socket = this.socket;
     this.socket = null;
-    this.setConnected(false);
+    if (socket) {
+      socket.onclose = null;
+      socket.close();
+    }
+    this.setStatus('connecting');
   }
 }
 

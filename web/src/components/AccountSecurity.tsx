@@ -1,6 +1,6 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { apiClient, sessionToken, typed } from '../api/client';
-import type { SignedInSession } from '../api/console-types';
+import type { Delivery, SignedInSession } from '../api/console-types';
 import { formatDate } from '../lib/format';
 import { useAction, useApi, usePagedApi } from '../lib/hooks';
 import { PagedList } from './Paged';
@@ -78,55 +78,70 @@ export function Sessions() {
   return (
     <Loaded data={sessions.data} error={sessions.error} reload={sessions.reload}>
       {({ data }) => (
-        <div className="table-wrap">
-          <table className="data" aria-label="Signed-in sessions">
-            <thead>
-              <tr>
-                <th scope="col">Device</th>
-                <th scope="col">Signed in</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((session) => (
-                <tr key={session.id} data-testid="session-row">
-                  <td>
-                    {session.userAgent ?? 'Unknown client'}
-                    {session.current ? <strong> (this browser)</strong> : null}
-                  </td>
-                  <td>
-                    {formatDate(session.createdAt)}
-                    {session.createdFrom ? (
-                      <div className="muted small">from {session.createdFrom}</div>
-                    ) : null}
-                  </td>
-                  <td>
-                    {session.lastUsedAt ? formatDate(session.lastUsedAt) : 'Never'}
-                    {session.lastUsedFrom ? (
-                      <div className="muted small">from {session.lastUsedFrom}</div>
-                    ) : null}
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      className="button small ghost danger"
-                      disabled={end.pending}
-                      onClick={() => void end.run(session)}
-                    >
-                      {session.current ? 'Log out here' : 'End session'}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        <div>
+          <ul className="plain rows sessions" aria-label="Signed-in sessions">
+            {data.map((session) => (
+              <li key={session.id} className="row" data-testid="session-row">
+                <div className="session-facts">
+                  <strong className="break">{session.userAgent ?? 'Unknown client'}</strong>
+                  {session.current ? <span className="tag">this browser</span> : null}
+                  <div className="muted small">
+                    Signed in {formatDate(session.createdAt)}
+                    {session.createdFrom ? ` from ${session.createdFrom}` : ''}
+                  </div>
+                  <div className="muted small">
+                    Last used {session.lastUsedAt ? formatDate(session.lastUsedAt) : 'never'}
+                    {session.lastUsedFrom ? ` from ${session.lastUsedFrom}` : ''}
+                  </div>
+                </div>
+                <button
+                  type="button"
+                  className="button small ghost danger"
+                  disabled={end.pending}
+                  onClick={() => void end.run(session)}
+                >
+                  {session.current ? 'Log out here' : 'End session'}
+                </button>
+              </li>
+            ))}
+          </ul>
           <ErrorMessage error={end.error} />
         </div>
       )}
     </Loaded>
+  );
+}
+
+/** One delivery: its event type, time, state and every attempt with its outcome. */
+export function DeliveryAttempts({
+  delivery,
+  children,
+}: {
+  delivery: Pick<Delivery, 'type' | 'createdAt' | 'status' | 'nextAttemptAt' | 'attempts'>;
+  children?: ReactNode;
+}) {
+  return (
+    <div>
+      <code>{delivery.type}</code> · {formatDate(delivery.createdAt)} ·{' '}
+      <span className={`status-pill ${delivery.status}`}>{delivery.status}</span>
+      {delivery.nextAttemptAt ? (
+        <span className="muted small"> · next attempt {formatDate(delivery.nextAttemptAt)}</span>
+      ) : null}
+      {children}
+      {delivery.attempts.length === 0 ? (
+        <Empty>Not attempted yet.</Empty>
+      ) : (
+        <ol className="small">
+          {delivery.attempts.map((attempt) => (
+            <li key={attempt.attemptedAt}>
+              {formatDate(attempt.attemptedAt)}:{' '}
+              {attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : 'no answer'}
+              {attempt.error ? ` (${attempt.error})` : ''} in {attempt.durationMs} ms
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
   );
 }
 
@@ -141,26 +156,7 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
         <ul className="plain rows" aria-label="Deliveries">
           {items.map((delivery) => (
             <li key={delivery.id} className="row" data-testid="delivery">
-              <div>
-                <code>{delivery.type}</code> · {formatDate(delivery.createdAt)} ·{' '}
-                <span className={`status-pill ${delivery.status}`}>{delivery.status}</span>
-                {delivery.nextAttemptAt ? (
-                  <span className="muted small"> · next attempt {formatDate(delivery.nextAttemptAt)}</span>
-                ) : null}
-                {delivery.attempts.length === 0 ? (
-                  <Empty>Not attempted yet.</Empty>
-                ) : (
-                  <ol className="small">
-                    {delivery.attempts.map((attempt) => (
-                      <li key={attempt.attemptedAt}>
-                        {formatDate(attempt.attemptedAt)}:{' '}
-                        {attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : 'no answer'}
-                        {attempt.error ? ` (${attempt.error})` : ''} in {attempt.durationMs} ms
-                      </li>
-                    ))}
-                  </ol>
-                )}
-              </div>
+              <DeliveryAttempts delivery={delivery} />
             </li>
           ))}
         </ul>

@@ -1,6 +1,7 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { apiClient, typed } from '../api/client';
+import { useChannel } from '../api/live';
 import type { Post } from '../api/types';
 import { useAuth } from '../auth';
 import { timeAgo } from '../lib/format';
@@ -59,6 +60,13 @@ function Comments({ post, onAdded }: { post: Post; onAdded: () => void }) {
   const comments = usePagedApi('/api/posts/{id}/comments', {
     params: { path: { id: post.id }, query: { limit: 50 } },
   });
+  // Someone else commented or removed a comment (the count moved on the stream): read the thread again.
+  const { reload } = comments;
+  const shownCount = useRef(post.commentCount);
+  useEffect(() => {
+    if (shownCount.current !== post.commentCount) reload();
+    shownCount.current = post.commentCount;
+  }, [post.commentCount, reload]);
   return (
     <div className="comments">
       <PagedList list={comments} empty="No comments yet." more="More comments">
@@ -91,7 +99,6 @@ function Comments({ post, onAdded }: { post: Post; onAdded: () => void }) {
                 body: { text },
               }),
             );
-            comments.reload();
             onAdded();
           }}
         />
@@ -172,10 +179,37 @@ function PostItem({
   );
 }
 
-/** The public discussion of one market. */
-export function Discussion({ eventSlug }: { eventSlug: string }) {
+/**
+ * The public discussion of one market, live: new posts, likes, comments and removals arrive on the market's
+ * event channel and change the list in place.
+ */
+export function Discussion({ eventId, eventSlug }: { eventId: string; eventSlug: string }) {
   const { signedIn } = useAuth();
   const posts = usePagedApi('/api/posts', { params: { query: { eventSlug, limit: 20 } } });
+  const { setItems } = posts;
+  useChannel(`event:${eventId}`, (message) => {
+    if (message.type === 'resync') posts.reload();
+    if (message.type !== 'discussion') return;
+    const { postId, change, likeCount, commentCount } = message as unknown as {
+      postId: string;
+      change: 'created' | 'updated' | 'removed';
+      likeCount: number;
+      commentCount: number;
+    };
+    if (change === 'removed') setItems((all) => all.filter((item) => item.id !== postId));
+    else if (change === 'updated') {
+      setItems((all) =>
+        all.map((item) => (item.id === postId ? { ...item, likeCount, commentCount } : item)),
+      );
+    } else {
+      typed(apiClient.GET('/api/posts/{id}', { params: { path: { id: postId } } })).then(
+        (post) => setItems((all) => (all.some((item) => item.id === post.id) ? all : [post, ...all])),
+        () => {
+          // Gone again, or out of reach: the next read of the list shows what there is.
+        },
+      );
+    }
+  });
   return (
     <section className="card" aria-labelledby="discussion-heading">
       <h2 id="discussion-heading">Discussion</h2>
@@ -186,7 +220,7 @@ export function Discussion({ eventSlug }: { eventSlug: string }) {
           submitLabel="Post"
           onSubmit={async (text) => {
             const post = await typed(apiClient.POST('/api/posts', { body: { eventSlug, text } }));
-            posts.setItems((items) => [post, ...items]);
+            setItems((items) => [post, ...items.filter((item) => item.id !== post.id)]);
           }}
         />
       ) : (

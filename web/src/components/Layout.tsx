@@ -1,17 +1,17 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { Link, NavLink, useLocation } from 'react-router';
-import { apiClient, typed } from '../api/client';
+import { rateLimitWait } from '../api/client';
 import { useAuth } from '../auth';
+import { feedInit, useAccountStream } from '../lib/account-live';
 import { formatCredits } from '../lib/format';
+import { usePagedApi } from '../lib/hooks';
 import { useTheme } from '../theme';
 import { BellIcon, MenuIcon, MoonIcon, SunIcon } from './Icons';
-
-export const NOTIFICATIONS_CHANGED = 'pmx:notifications-changed';
-const UNREAD_POLL_MS = 60_000;
 
 const NAV = [
   { to: '/', label: 'Markets', end: true },
   { to: '/portfolio', label: 'Portfolio' },
+  { to: '/watchlist', label: 'Watchlist' },
   { to: '/leaderboard', label: 'Leaderboard' },
   { to: '/tournaments', label: 'Tournaments' },
   { to: '/challenges', label: 'Challenges' },
@@ -19,30 +19,30 @@ const NAV = [
   { to: '/copy-trading', label: 'Copy trading' },
 ];
 
+/** The bell's count: the feed's first page, shared with the notifications page and kept live by the stream. */
 function useUnreadCount(signedIn: boolean): number {
-  const [count, setCount] = useState(0);
+  const feed = usePagedApi(signedIn ? '/api/me/notifications' : null, feedInit);
+  const first = feed.pages[0] as { unreadCount?: number } | undefined;
+  return first?.unreadCount ?? 0;
+}
+
+/** While a request waits out the rate limit, say so instead of leaving the page to look stuck. */
+function RateLimitNotice() {
+  const [until, setUntil] = useState(rateLimitWait.until);
+  const [, tick] = useState(0);
+  useEffect(() => rateLimitWait.subscribe(setUntil), []);
   useEffect(() => {
-    if (!signedIn) {
-      setCount(0);
-      return;
-    }
-    let active = true;
-    const load = () =>
-      typed(apiClient.GET('/api/me/notifications', { params: { query: { limit: 1 } } }))
-        .then((feed) => active && setCount(feed.unreadCount))
-        .catch(() => {
-          // The badge is a hint; the notifications page reports failures.
-        });
-    load();
-    const timer = setInterval(load, UNREAD_POLL_MS);
-    window.addEventListener(NOTIFICATIONS_CHANGED, load);
-    return () => {
-      active = false;
-      clearInterval(timer);
-      window.removeEventListener(NOTIFICATIONS_CHANGED, load);
-    };
-  }, [signedIn]);
-  return count;
+    if (until === null) return;
+    const timer = setInterval(() => tick((n) => n + 1), 1000);
+    return () => clearInterval(timer);
+  }, [until]);
+  if (until === null) return null;
+  const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+  return (
+    <p className="rate-notice" role="status" data-testid="rate-limit-notice">
+      Many requests in a short time: the next ones go out in {seconds} s, by themselves.
+    </p>
+  );
 }
 
 export function ThemeToggle() {
@@ -68,6 +68,7 @@ export function ThemeToggle() {
 export function Layout({ children }: { children: ReactNode }) {
   const { me, signedIn } = useAuth();
   const unread = useUnreadCount(signedIn);
+  useAccountStream(signedIn);
   const [menuOpen, setMenuOpen] = useState(false);
   const location = useLocation();
 
@@ -158,6 +159,7 @@ export function Layout({ children }: { children: ReactNode }) {
         </div>
       </header>
       <main id="main" tabIndex={-1} ref={main}>
+        <RateLimitNotice />
         {flash ? (
           <p className="flash" role="status">
             {flash}

@@ -1,5 +1,6 @@
+import type { ReactNode } from 'react';
 import { Link } from 'react-router';
-import type { MarketSummary } from '../api/types';
+import type { MarketSummary, OptionSummary } from '../api/types';
 import { formatCredits, formatDay, formatPercentBps, formatPrice, titleCase } from '../lib/format';
 
 const SHOWN_OPTIONS = 3;
@@ -8,30 +9,85 @@ export function StatusTag({ status }: { status: string }) {
   return <span className={`tag status-${status}`}>{titleCase(status)}</span>;
 }
 
-export function MarketCard({ market }: { market: MarketSummary }) {
-  const volume = market.options.reduce((sum, option) => sum + option.volumeCents, 0);
+function outcomeText(resolution: 'YES' | 'NO' | 'VOID'): string {
+  return resolution === 'VOID' ? 'Void' : `Resolved ${resolution === 'YES' ? 'Yes' : 'No'}`;
+}
+
+/** An open option: its chance and prices, or, with no trade and no house quote, that it has no price yet. */
+function OpenOption({ option }: { option: OptionSummary }) {
+  const priced = option.lastYesPriceCents !== null || option.houseLiquidityCents > 0;
+  if (!priced) {
+    return (
+      <>
+        <span className="option-label">{option.label}</span>
+        <span className="muted small">No trades yet</span>
+      </>
+    );
+  }
   return (
-    <article className="card market-card">
+    <>
+      <span className="option-label">{option.label}</span>
+      <span className="prob-bar" aria-hidden="true">
+        <span className="prob-fill" style={{ width: `${option.probabilityBps / 100}%` }} />
+      </span>
+      <span className="prices">
+        <span className="yes">Yes {formatPrice(option.yesPriceCents)}</span>
+        <span className="no">No {formatPrice(option.noPriceCents)}</span>
+      </span>
+      <span className="visually-hidden">, {formatPercentBps(option.probabilityBps)} chance</span>
+    </>
+  );
+}
+
+/** An option once trading has stopped: its outcome, or that it awaits one; never a price to trade at. */
+function StoppedOption({ option }: { option: OptionSummary }) {
+  return (
+    <>
+      <span className="option-label">{option.label}</span>
+      {option.resolution ? (
+        <span className={`tag outcome-${option.resolution.toLowerCase()}`} data-testid="card-outcome">
+          {outcomeText(option.resolution)}
+        </span>
+      ) : (
+        <span className="muted small" data-testid="card-outcome">
+          Awaiting result
+        </span>
+      )}
+    </>
+  );
+}
+
+/** What a market's foot says of its time: when it closes, or where it stands after that. */
+function stateLine(market: MarketSummary): string {
+  switch (market.status) {
+    case 'open':
+      return `Closes ${formatDay(market.closesAt)}`;
+    case 'closed':
+      return 'Trading closed: awaiting the result';
+    case 'resolved':
+      return 'Resolved: pays when it settles';
+    case 'settled':
+      return 'Settled: winners paid';
+    default:
+      return titleCase(market.status);
+  }
+}
+
+export function MarketCard({ market, footer }: { market: MarketSummary; footer?: ReactNode }) {
+  const volume = market.options.reduce((sum, option) => sum + option.volumeCents, 0);
+  const open = market.status === 'open';
+  return (
+    <article className={`card market-card${open ? '' : ' stopped'}`} data-testid="market-card">
       <div className="market-card-meta">
         <span className="tag">{titleCase(market.category)}</span>
-        {market.status !== 'open' ? <StatusTag status={market.status} /> : null}
+        {open ? null : <StatusTag status={market.status} />}
       </div>
       <h3>
         <Link to={`/markets/${market.slug}`}>{market.title}</Link>
       </h3>
       <ul className="option-list">
         {market.options.slice(0, SHOWN_OPTIONS).map((option) => (
-          <li key={option.id}>
-            <span className="option-label">{option.label}</span>
-            <span className="prob-bar" aria-hidden="true">
-              <span className="prob-fill" style={{ width: `${option.probabilityBps / 100}%` }} />
-            </span>
-            <span className="prices">
-              <span className="yes">Yes {formatPrice(option.yesPriceCents)}</span>
-              <span className="no">No {formatPrice(option.noPriceCents)}</span>
-            </span>
-            <span className="visually-hidden">, {formatPercentBps(option.probabilityBps)} chance</span>
-          </li>
+          <li key={option.id}>{open ? <OpenOption option={option} /> : <StoppedOption option={option} />}</li>
         ))}
       </ul>
       {market.options.length > SHOWN_OPTIONS ? (
@@ -39,8 +95,9 @@ export function MarketCard({ market }: { market: MarketSummary }) {
       ) : null}
       <p className="market-card-foot muted small">
         <span>Volume {formatCredits(volume)}</span>
-        <span>Closes {formatDay(market.closesAt)}</span>
+        <span data-testid="card-state">{stateLine(market)}</span>
       </p>
+      {footer}
     </article>
   );
 }

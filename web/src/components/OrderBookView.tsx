@@ -1,4 +1,5 @@
 import type { CSSProperties } from 'react';
+import type { StreamStatus } from '../api/stream';
 import type { Action, BookLevel, OrderBook, Side } from '../api/types';
 import { formatNumber, formatPrice } from '../lib/format';
 import { DepthChart } from './DepthChart';
@@ -42,8 +43,8 @@ function Levels({
       <tbody>
         {levels.length === 0 ? (
           <tr>
-            <td colSpan={3} className="muted">
-              None
+            <td colSpan={3} className="muted" data-testid={`no-${kind}`}>
+              {kind === 'asks' ? 'Nobody is selling' : 'Nobody is buying'}
             </td>
           </tr>
         ) : (
@@ -83,18 +84,46 @@ function Levels({
 }
 
 /** The aggregated book of one option from the chosen side's point of view (bids buy, asks sell). */
+/** Whether the book on screen follows the stream, and what to say when it does not. */
+function LiveState({ status, onRefresh }: { status: StreamStatus; onRefresh: () => void }) {
+  if (status === 'live') {
+    return (
+      <span className="live-state live" data-testid="book-live">
+        <span className="dot" aria-hidden="true" /> Live
+      </span>
+    );
+  }
+  return (
+    <span className="live-state down" data-testid="book-live" role="status">
+      <span className="dot" aria-hidden="true" />
+      {status === 'connecting'
+        ? 'Connecting…'
+        : 'Live updates lost: reconnecting. This book may be out of date.'}{' '}
+      {status === 'down' ? (
+        <button type="button" className="link-button" onClick={onRefresh}>
+          Read it now
+        </button>
+      ) : null}
+    </span>
+  );
+}
+
 export function OrderBookView({
   book,
   error,
   side,
   onSide,
   onPick,
+  status,
+  onRefresh,
 }: {
   book: OrderBook | undefined;
   error: unknown;
   side: Side;
   onSide: (side: Side) => void;
   onPick?: (picked: PickedPrice) => void;
+  status: StreamStatus;
+  onRefresh: () => void;
 }) {
   const pick = (action: Action) =>
     onPick ? (priceCents: number) => onPick({ side, action, priceCents, at: Date.now() }) : undefined;
@@ -128,11 +157,20 @@ export function OrderBookView({
         </fieldset>
       </div>
       {error && !book ? <ErrorMessage error={error} /> : null}
-      {!book && !error ? <Loading label="Loading the order book…" /> : null}
+      {!book && !error ? (
+        status === 'down' ? (
+          <p className="muted small">
+            <LiveState status={status} onRefresh={onRefresh} />
+          </p>
+        ) : (
+          <Loading label="Loading the order book…" />
+        )
+      ) : null}
       {view ? (
         <>
           <p className="muted small">
-            Last traded {side === 'YES' ? 'Yes' : 'No'} price: {formatPrice(last)} · updates live
+            Last traded {side === 'YES' ? 'Yes' : 'No'} price: {formatPrice(last)} ·{' '}
+            <LiveState status={status} onRefresh={onRefresh} />
             {onPick ? ' · pick a price to fill the ticket' : ''}
           </p>
           <div className="book">

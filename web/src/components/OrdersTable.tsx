@@ -1,6 +1,10 @@
 import { Link } from 'react-router';
 import { apiClient, typed } from '../api/client';
 import type { Order } from '../api/types';
+
+/** An order as a list shows it; the lists' rows carry their market's title. */
+type OrderRow = Order & { eventTitle?: string };
+
 import { formatDate, formatNumber, formatPrice, titleCase } from '../lib/format';
 import { useAction } from '../lib/hooks';
 import { ErrorMessage } from './Status';
@@ -34,7 +38,7 @@ export function OpenOrdersTable({
   showMarket = true,
   onCancelled,
 }: {
-  orders: Order[];
+  orders: OrderRow[];
   showMarket?: boolean;
   onCancelled: (order: Order) => void;
 }) {
@@ -58,7 +62,8 @@ export function OpenOrdersTable({
             <tr key={order.id} data-testid="open-order">
               {showMarket ? (
                 <td>
-                  <Link to={`/markets/${order.eventSlug}`}>{order.optionLabel}</Link>
+                  <Link to={`/markets/${order.eventSlug}`}>{order.eventTitle ?? order.eventSlug}</Link>
+                  <div className="muted small">{order.optionLabel}</div>
                 </td>
               ) : null}
               <td>

@@ -1,7 +1,8 @@
-import { Fragment, useState } from 'react';
+import { useRef, useState } from 'react';
 import { Link } from 'react-router';
 import type { Position } from '../api/types';
 import { formatCredits, formatNumber, formatPrice, formatSignedCredits, pnlClass } from '../lib/format';
+import { invalidate } from '../lib/query';
 import { ProtectionsForm } from './ProtectionsForm';
 import { TableScroll } from './TableScroll';
 
@@ -9,35 +10,39 @@ export function PositionsTable({
   positions,
   showMarket = true,
   protections = true,
-  onChanged,
 }: {
   positions: Position[];
   showMarket?: boolean;
   /** Stop-loss and take-profit only make sense while the market trades. */
   protections?: boolean;
-  onChanged?: () => void;
 }) {
   const [editing, setEditing] = useState<string | null>(null);
-  const columns = showMarket ? 8 : 7;
+  // The button that opened the form: where the keyboard goes back when it closes.
+  const opener = useRef<HTMLButtonElement | null>(null);
+  const edited = positions.find((position) => position.id === editing);
+  const close = () => {
+    setEditing(null);
+    opener.current?.focus();
+  };
   return (
-    <TableScroll label="Positions table">
-      <table className="data" aria-label="Positions">
-        <thead>
-          <tr>
-            {showMarket ? <th scope="col">Market</th> : null}
-            <th scope="col">Position</th>
-            <th scope="col">Avg price</th>
-            <th scope="col">Mark</th>
-            <th scope="col">Value</th>
-            <th scope="col">Unrealized P&amp;L</th>
-            <th scope="col">Realized P&amp;L</th>
-            <th scope="col">Protections</th>
-          </tr>
-        </thead>
-        <tbody>
-          {positions.map((position) => (
-            <Fragment key={position.id}>
-              <tr data-testid="position">
+    <>
+      <TableScroll label="Positions table">
+        <table className="data" aria-label="Positions">
+          <thead>
+            <tr>
+              {showMarket ? <th scope="col">Market</th> : null}
+              <th scope="col">Position</th>
+              <th scope="col">Avg price</th>
+              <th scope="col">Mark</th>
+              <th scope="col">Value</th>
+              <th scope="col">Unrealized P&amp;L</th>
+              <th scope="col">Realized P&amp;L</th>
+              <th scope="col">Protections</th>
+            </tr>
+          </thead>
+          <tbody>
+            {positions.map((position) => (
+              <tr key={position.id} data-testid="position">
                 {showMarket ? (
                   <td>
                     <Link to={`/markets/${position.eventSlug}`}>{position.eventTitle}</Link>
@@ -73,7 +78,11 @@ export function PositionsTable({
                       type="button"
                       className="link-button"
                       aria-expanded={editing === position.id}
-                      onClick={() => setEditing(editing === position.id ? null : position.id)}
+                      aria-controls="protections-form"
+                      onClick={(event) => {
+                        opener.current = event.currentTarget;
+                        setEditing(editing === position.id ? null : position.id);
+                      }}
                     >
                       {position.stopLossProbBps === null && position.takeProfitProbBps === null
                         ? 'Add'
@@ -83,23 +92,20 @@ export function PositionsTable({
                   ) : null}
                 </td>
               </tr>
-              {editing === position.id ? (
-                <tr>
-                  <td colSpan={columns}>
-                    <ProtectionsForm
-                      position={position}
-                      onSaved={() => {
-                        setEditing(null);
-                        onChanged?.();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ) : null}
-            </Fragment>
-          ))}
-        </tbody>
-      </table>
-    </TableScroll>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
+      {edited ? (
+        <ProtectionsForm
+          position={edited}
+          onSaved={() => {
+            invalidate('/api/positions');
+            close();
+          }}
+          onCancel={close}
+        />
+      ) : null}
+    </>
   );
 }

@@ -1,6 +1,22 @@
-import { type MouseEvent, useEffect, useRef, useState } from 'react';
+import {
+  ColorType,
+  CrosshairMode,
+  createChart,
+  createSeriesMarkers,
+  type IChartApi,
+  type ISeriesApi,
+  LineSeries,
+  LineStyle,
+  LineType,
+  type MouseEventParams,
+  type Time,
+  type UTCTimestamp,
+} from 'lightweight-charts';
+import { type RefObject, useEffect, useMemo, useRef, useState } from 'react';
 import type { OptionDetail } from '../api/types';
+import { type ChartSeries, chartSeries, valueAt } from '../lib/chart-series';
 import { formatDate, formatPrice } from '../lib/format';
+import { useTheme } from '../theme';
 
 export const RANGES = [
   { value: '1d', label: '1 day' },
@@ -10,69 +26,171 @@ export const RANGES = [
 ] as const;
 export type Range = (typeof RANGES)[number]['value'];
 
-const HEIGHT = 220;
-const PAD = { top: 12, right: 14, bottom: 24, left: 38 };
-const SERIES_COLOURS = 6;
-/** The shortest time the chart spans, so a burst of trades a minute old still reads as a line. */
-const MIN_SPAN_MS = 5 * 60 * 1000;
+const HEIGHT = 240;
+/** Colours in the palette (styles.css, one per theme); past it, lines repeat a colour with another dash. */
+const COLOURS = 8;
+const DASHES = [LineStyle.Solid, LineStyle.Dashed, LineStyle.Dotted];
+/** The same dashes as SVG stroke patterns, for the legend's swatches. */
+const SWATCH_DASH = ['', '6 4', '2 3'];
+const HOUSE_DASH = '9 5';
 
-/** The element's width in CSS pixels, so the chart draws at its real size and its labels never stretch. */
-function useWidth<T extends HTMLElement>(fallback: number) {
-  const ref = useRef<T>(null);
-  const [width, setWidth] = useState(fallback);
-  useEffect(() => {
-    const element = ref.current;
-    if (!element) return;
-    const observer = new ResizeObserver(([entry]) => {
-      if (entry) setWidth(Math.max(200, Math.floor(entry.contentRect.width)));
-    });
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, []);
-  return { ref, width };
+function lineStyle(series: ChartSeries) {
+  return series.kind === 'house'
+    ? LineStyle.LargeDashed
+    : (DASHES[Math.floor(series.index / COLOURS) % DASHES.length] ?? LineStyle.Solid);
 }
 
-/** The YES price of a series at time `t`: its last point at or before it, or null before its first trade. */
-function priceAt(history: { t: string; yesPriceCents: number }[], t: number): number | null {
-  let price: number | null = null;
-  for (const point of history) {
-    if (Date.parse(point.t) > t) break;
-    price = point.yesPriceCents;
-  }
-  return price;
+function swatchDash(series: ChartSeries): string {
+  return series.kind === 'house'
+    ? HOUSE_DASH
+    : (SWATCH_DASH[Math.floor(series.index / COLOURS) % SWATCH_DASH.length] ?? '');
 }
 
-/** Options that never traded: the house quotes its starting price, drawn dashed and labelled as such. */
-function HouseLines({
-  options,
-  x0,
-  x1,
-  y,
-}: {
-  options: OptionDetail[];
-  x0: number;
-  x1: number;
-  y: (cents: number) => number;
-}) {
+function colourOf(index: number): string {
+  const value = getComputedStyle(document.documentElement).getPropertyValue(`--series-${index % COLOURS}`);
+  return value.trim() || '#2563eb';
+}
+
+function cssVar(name: string, fallback: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+}
+
+/** The chart library reads times as UTC; the axis and the pointer speak the reader's own time. */
+function localTime(time: Time, withDate: boolean): string {
+  const date = new Date((time as number) * 1000);
+  return withDate
+    ? date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+    : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
+function legendNote(series: ChartSeries): string {
+  if (series.kind === 'none') return 'no trade and no house quote yet: no price';
+  if (series.kind === 'house') return 'house starting price, no trade yet';
+  if (series.kind === 'flat') return 'no trade in this period';
+  return '';
+}
+
+function Swatch({ series, colour }: { series: ChartSeries; colour: string }) {
   return (
-    <>
-      {options.map((option, index) => (
-        <g key={option.id} className={`series series-${index % SERIES_COLOURS} house-line`}>
-          <line x1={x0} x2={x1} y1={y(option.yesPriceCents)} y2={y(option.yesPriceCents)} />
-          <text x={x1} y={y(option.yesPriceCents) - 5} textAnchor="end">
-            {options.length > 1 ? `${option.label}: ` : ''}house starting price{' '}
-            {formatPrice(option.yesPriceCents)}
-          </text>
-        </g>
-      ))}
-    </>
+    <svg className="swatch" width="22" height="10" aria-hidden="true">
+      <line
+        x1="1"
+        x2="21"
+        y1="5"
+        y2="5"
+        stroke={colour}
+        strokeWidth="3"
+        strokeDasharray={swatchDash(series)}
+      />
+    </svg>
   );
 }
 
+/** Draws the series with TradingView's Lightweight Charts and reports the moment under the pointer. */
+function useChart(
+  container: RefObject<HTMLDivElement | null>,
+  series: ChartSeries[],
+  onHover: (time: number | null) => void,
+) {
+  const chart = useRef<IChartApi | null>(null);
+  const lines = useRef<ISeriesApi<'Line'>[]>([]);
+  const hover = useRef(onHover);
+  hover.current = onHover;
+  const { theme } = useTheme();
+
+  useEffect(() => {
+    const element = container.current;
+    if (!element) return;
+    const created = createChart(element, {
+      autoSize: true,
+      height: HEIGHT,
+      layout: {
+        background: { type: ColorType.Solid, color: 'transparent' },
+        fontFamily: 'inherit',
+        attributionLogo: true,
+      },
+      rightPriceScale: { scaleMargins: { top: 0.08, bottom: 0.08 } },
+      timeScale: {
+        timeVisible: true,
+        secondsVisible: false,
+        fixLeftEdge: true,
+        fixRightEdge: true,
+        tickMarkFormatter: (time: Time) => localTime(time, false),
+      },
+      crosshair: { mode: CrosshairMode.Magnet },
+      handleScroll: false,
+      handleScale: false,
+      localization: {
+        timeFormatter: (time: Time) => localTime(time, true),
+        priceFormatter: (price: number) => `${Math.round(price)}¢`,
+      },
+    });
+    const move = (param: MouseEventParams) =>
+      hover.current(param.time === undefined ? null : (param.time as number));
+    created.subscribeCrosshairMove(move);
+    chart.current = created;
+    return () => {
+      created.unsubscribeCrosshairMove(move);
+      created.remove();
+      chart.current = null;
+      lines.current = [];
+    };
+  }, [container]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the theme changes the colours read from the styles
+  useEffect(() => {
+    const current = chart.current;
+    if (!current) return;
+    current.applyOptions({
+      layout: { textColor: cssVar('--muted', '#555') },
+      grid: {
+        vertLines: { color: cssVar('--border', '#ddd') },
+        horzLines: { color: cssVar('--border', '#ddd') },
+      },
+    });
+    for (const line of lines.current) current.removeSeries(line);
+    lines.current = series.map((item) => {
+      const line = current.addSeries(LineSeries, {
+        color: colourOf(item.index),
+        lineWidth: 2,
+        lineStyle: lineStyle(item),
+        lineType: LineType.WithSteps,
+        // Values are named in the legend and under the pointer, never as labels that could cover each other.
+        lastValueVisible: false,
+        priceLineVisible: false,
+        crosshairMarkerVisible: item.kind === 'traded',
+        autoscaleInfoProvider: () => ({ priceRange: { minValue: 0, maxValue: 100 } }),
+      });
+      line.setData(
+        item.points.map((point) =>
+          point.value === undefined
+            ? { time: point.time as UTCTimestamp }
+            : { time: point.time as UTCTimestamp, value: point.value },
+        ),
+      );
+      // A dot on the price now: an option that traded only a moment ago still shows where it stands.
+      const last = item.points[item.points.length - 1];
+      if (item.kind === 'traded' && last) {
+        createSeriesMarkers(line, [
+          {
+            time: last.time as UTCTimestamp,
+            position: 'inBar',
+            color: colourOf(item.index),
+            shape: 'circle',
+            size: 1,
+          },
+        ]);
+      }
+      return line;
+    });
+    current.timeScale().fitContent();
+  }, [series, theme]);
+}
+
 /**
- * YES price history of each option as step lines from its first trade (a price holds until the next trade),
- * carried on to now, with the value under the pointer and a text summary for screen readers. An option that never
- * traded shows the house's starting price, labelled, instead of a made-up history.
+ * YES price history of every option of a market, each in its own colour and dash, with a legend naming each
+ * line and its price now, and the values under the pointer. Step lines from each option's trades (a price holds
+ * until the next trade); an option that never traded shows the house's starting price, named as such.
  */
 export function PriceChart({
   options,
@@ -83,34 +201,34 @@ export function PriceChart({
   range: string;
   onRange: (range: Range) => void;
 }) {
-  const { ref, width } = useWidth<HTMLDivElement>(640);
+  const container = useRef<HTMLDivElement>(null);
   const [hover, setHover] = useState<number | null>(null);
-  const series = options.filter((option) => option.priceHistory.length > 0);
-  const untraded = options.filter((option) => option.lastYesPriceCents === null);
-  const times = series.flatMap((option) => option.priceHistory.map((point) => Date.parse(point.t)));
-  const end = Math.max(Date.now(), ...times);
-  const start = Math.min(end - MIN_SPAN_MS, ...times);
-  const plotWidth = width - PAD.left - PAD.right;
-  const x = (t: number) => PAD.left + ((t - start) / (end - start)) * plotWidth;
-  const y = (cents: number) => PAD.top + ((100 - cents) / 100) * (HEIGHT - PAD.top - PAD.bottom);
-  const hoverValues =
-    hover === null
-      ? []
-      : series.map((option) => ({ label: option.label, price: priceAt(option.priceHistory, hover) }));
-
+  const [now, setNow] = useState(Date.now);
+  // The lines run to "now": move it along with every new point, and once a minute otherwise.
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+  const points = options.reduce((sum, option) => sum + option.priceHistory.length, 0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: points stands for the histories' length
+  const series = useMemo(
+    () => chartSeries(options, range, Math.max(now, Date.now())),
+    [options, range, now, points],
+  );
+  useChart(container, series, setHover);
+  const { theme } = useTheme();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the theme changes the palette
+  const colours = useMemo(() => series.map((item) => colourOf(item.index)), [series, theme]);
   const summary = series
-    .map((option) => {
-      const prices = option.priceHistory.map((point) => point.yesPriceCents);
-      const last = prices[prices.length - 1];
-      return `${option.label}: Yes ${formatPrice(last)} now, between ${formatPrice(Math.min(...prices))} and ${formatPrice(Math.max(...prices))}`;
+    .map((item) => {
+      const values = item.points.flatMap((point) => (point.value === undefined ? [] : [point.value]));
+      const note = legendNote(item);
+      if (item.last === null) return `${item.label}: ${note}`;
+      return note
+        ? `${item.label}: Yes ${formatPrice(item.last)} (${note})`
+        : `${item.label}: Yes ${formatPrice(item.last)} now, between ${formatPrice(Math.min(...values))} and ${formatPrice(Math.max(...values))}`;
     })
     .join('. ');
-  const onMove = (event: MouseEvent<SVGSVGElement>) => {
-    const box = event.currentTarget.getBoundingClientRect();
-    const px = ((event.clientX - box.left) / box.width) * width;
-    if (px < PAD.left || px > width - PAD.right) return setHover(null);
-    setHover(start + ((px - PAD.left) / plotWidth) * (end - start));
-  };
 
   return (
     <figure className="chart">
@@ -131,93 +249,42 @@ export function PriceChart({
           ))}
         </fieldset>
       </div>
-      <div ref={ref} className="chart-plot">
-        {series.length === 0 && untraded.length === 0 ? (
-          <p className="empty">No trades in this period. Pick a longer range to see earlier prices.</p>
-        ) : (
-          <svg
-            width={width}
-            height={HEIGHT}
-            viewBox={`0 0 ${width} ${HEIGHT}`}
-            role="img"
-            data-testid="price-chart"
-            data-points={series.reduce((sum, option) => sum + option.priceHistory.length, 0)}
-            onMouseMove={onMove}
-            onMouseLeave={() => setHover(null)}
-          >
-            <title>
-              {series.length > 0
-                ? `Yes price history. ${summary}.`
-                : 'No trades yet: the house starting prices.'}
-            </title>
-            {[0, 25, 50, 75, 100].map((cents) => (
-              <g key={cents} className="grid-line">
-                <line x1={PAD.left} x2={width - PAD.right} y1={y(cents)} y2={y(cents)} />
-                <text x={PAD.left - 6} y={y(cents) + 4} textAnchor="end">
-                  {cents}¢
-                </text>
-              </g>
-            ))}
-            <HouseLines options={untraded} x0={PAD.left} x1={width - PAD.right} y={y} />
-            {series.map((option) => {
-              const index = options.indexOf(option);
-              const points = option.priceHistory.flatMap((point, i, all) => {
-                const next = all[i + 1];
-                const until = next ? Date.parse(next.t) : end;
-                return [
-                  `${x(Date.parse(point.t))},${y(point.yesPriceCents)}`,
-                  `${x(until)},${y(point.yesPriceCents)}`,
-                ];
-              });
-              const last = option.priceHistory[option.priceHistory.length - 1]!;
-              return (
-                <g key={option.id} className={`series series-${index % SERIES_COLOURS}`}>
-                  <polyline points={points.join(' ')} />
-                  <circle cx={x(end)} cy={y(last.yesPriceCents)} r={3.5} />
-                </g>
-              );
-            })}
-            {hover !== null ? (
-              <line
-                className="hover-line"
-                x1={x(hover)}
-                x2={x(hover)}
-                y1={PAD.top}
-                y2={HEIGHT - PAD.bottom}
-              />
-            ) : null}
-            <text className="axis-label" x={PAD.left} y={HEIGHT - 6}>
-              {formatDate(new Date(start).toISOString())}
-            </text>
-            <text className="axis-label" x={width - PAD.right} y={HEIGHT - 6} textAnchor="end">
-              Now
-            </text>
-          </svg>
-        )}
+      <p className="visually-hidden">Yes price history. {summary}.</p>
+      <div className="chart-plot" data-testid="price-chart" data-points={points}>
+        <div ref={container} className="chart-canvas" style={{ height: HEIGHT }} />
         {hover !== null ? (
           <div className="chart-tip" aria-hidden="true" data-testid="chart-tip">
-            <strong>{formatDate(new Date(hover).toISOString())}</strong>
-            {hoverValues.map((value) => (
-              <span key={value.label}>
-                {value.label}: {value.price === null ? 'no trade yet' : `Yes ${formatPrice(value.price)}`}
-              </span>
-            ))}
+            <strong>{formatDate(new Date(hover * 1000).toISOString())}</strong>
+            {series.map((item, i) => {
+              const value = valueAt(item, hover);
+              return (
+                <span key={item.optionId} className="tip-item">
+                  <Swatch series={item} colour={colours[i] ?? ''} />
+                  {item.label}: {value === null ? 'no trade yet' : `Yes ${formatPrice(value)}`}
+                </span>
+              );
+            })}
           </div>
         ) : null}
       </div>
-      {series.length > 1 ? (
-        <figcaption className="legend" aria-hidden="true">
-          {series.map((option) => (
-            <span
-              key={option.id}
-              className={`legend-item series-${options.indexOf(option) % SERIES_COLOURS}`}
-            >
-              <span className="swatch" />
-              {option.label} {formatPrice(option.priceHistory[option.priceHistory.length - 1]?.yesPriceCents)}
-            </span>
+      <figcaption className="legend" data-testid="chart-legend">
+        <ul className="plain">
+          {series.map((item, i) => (
+            <li key={item.optionId} className="legend-item">
+              <Swatch series={item} colour={colours[i] ?? ''} />
+              <span className="legend-label">{item.label}</span> <strong>{formatPrice(item.last)}</strong>
+              {legendNote(item) ? <span className="muted small"> · {legendNote(item)}</span> : null}
+            </li>
           ))}
-        </figcaption>
-      ) : null}
+        </ul>
+        <p className="attribution muted small">
+          Chart: TradingView Lightweight Charts™, copyright © TradingView, Inc.,{' '}
+          <a href="https://www.tradingview.com/" target="_blank" rel="noopener noreferrer">
+            tradingview.com
+            <span className="visually-hidden"> (opens in a new tab)</span>
+          </a>
+        </p>
+      </figcaption>
     </figure>
   );
 }

@@ -1,6 +1,7 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { apiClient, typed } from '../api/client';
 import type { Position } from '../api/types';
+import { formatNumber } from '../lib/format';
 import { useAction } from '../lib/hooks';
 import { ErrorMessage } from './Status';
 
@@ -9,7 +10,17 @@ function toBps(value: string): number | null {
 }
 
 /** Stop-loss and take-profit on one position, as prices of its side in cents (sent as basis points). */
-export function ProtectionsForm({ position, onSaved }: { position: Position; onSaved: () => void }) {
+export function ProtectionsForm({
+  position,
+  onSaved,
+  onCancel,
+}: {
+  position: Position;
+  onSaved: () => void;
+  onCancel: () => void;
+}) {
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => first.current?.focus(), []);
   const id = useId();
   const [stop, setStop] = useState(
     position.stopLossProbBps === null ? '' : String(position.stopLossProbBps / 100),
@@ -31,7 +42,16 @@ export function ProtectionsForm({ position, onSaved }: { position: Position; onS
     void save.run();
   };
   return (
-    <form className="protections" onSubmit={submit}>
+    <form
+      id="protections-form"
+      className="protections card inset"
+      onSubmit={submit}
+      aria-label={`Protections for ${position.optionLabel}`}
+    >
+      <h3>
+        Stop-loss and take-profit: {formatNumber(position.quantity)} {position.side === 'YES' ? 'Yes' : 'No'}{' '}
+        · {position.optionLabel}
+      </h3>
       <p className="muted small">
         Sell this position at market when the {position.side === 'YES' ? 'Yes' : 'No'} price (now{' '}
         {position.markPriceCents ?? '—'}¢) falls to the stop-loss or rises to the take-profit. Leave a box
@@ -41,6 +61,7 @@ export function ProtectionsForm({ position, onSaved }: { position: Position; onS
         <div className="field">
           <label htmlFor={`${id}-stop`}>Stop-loss (¢)</label>
           <input
+            ref={first}
             id={`${id}-stop`}
             type="number"
             min={1}
@@ -62,8 +83,13 @@ export function ProtectionsForm({ position, onSaved }: { position: Position; onS
             onChange={(e) => setTake(e.target.value)}
           />
         </div>
+      </div>
+      <div className="actions">
         <button type="submit" className="button small" disabled={save.pending}>
           Save
+        </button>
+        <button type="button" className="link-button" onClick={onCancel}>
+          Cancel
         </button>
       </div>
       <ErrorMessage error={save.error} />

@@ -1,4 +1,12 @@
-import { type FormEvent, type KeyboardEvent, useEffect, useId, useState } from 'react';
+import {
+  type FormEvent,
+  type KeyboardEvent,
+  type RefObject,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from 'react';
 import { Link } from 'react-router';
 import { apiClient, idempotencyKey, typed } from '../api/client';
 import type {
@@ -13,6 +21,7 @@ import type {
   TradeRequest,
 } from '../api/types';
 import { useAuth } from '../auth';
+import { holdingsChanged } from '../lib/account-live';
 import { formatCredits, formatNumber, formatPrice } from '../lib/format';
 import { useAction } from '../lib/hooks';
 import { estimateFill, type FillEstimate, levelsTaken, priceToFill } from '../lib/market';
@@ -41,19 +50,22 @@ function clampPrice(cents: number): number {
 }
 
 /**
- * The price a new ticket starts from. A market order starts at the price that fills the whole quantity from the
- * visible book; a limit order at the best price on its own side of the book (it waits there).
+ * The price a new ticket starts from, always one the book has: a market order at the price that fills the whole
+ * quantity from the visible book; a limit order at the best price on its own side (it waits there). Null while the
+ * book is unknown, or when it has nothing to start from: the trader types a price.
  */
 export function suggestedPrice(
   levels: { taken: BookLevel[]; own: BookLevel[] } | undefined,
-  fallbackCents: number,
   kind: Kind,
   quantity: number,
-): number {
-  if (!levels) return clampPrice(fallbackCents);
+): number | null {
+  if (!levels) return null;
+  // A limit order with nobody on its own side waits at the best price of the other side, the nearest real one.
   const cents =
-    kind === 'market' ? priceToFill(levels.taken, Math.max(1, quantity)) : levels.own[0]?.priceCents;
-  return clampPrice(cents ?? fallbackCents);
+    kind === 'market'
+      ? priceToFill(levels.taken, Math.max(1, quantity))
+      : (levels.own[0]?.priceCents ?? levels.taken[0]?.priceCents ?? null);
+  return cents === null ? null : clampPrice(cents);
 }
 
 type OrderRequest = { kind: 'market'; body: TradeRequest } | { kind: 'limit'; body: LimitOrderRequest };
@@ -158,27 +170,34 @@ export function TradeTicket({
   book,
   positions,
   picked,
-  onPlaced,
+  sharesField,
 }: {
   market: MarketDetail;
   optionId: string;
   onOption: (optionId: string) => void;
   side: Side;
   onSide: (side: Side) => void;
+  /** The selected option's book; undefined until it arrives. */
   book: OrderBook | undefined;
   positions: Position[];
   picked: PickedPrice | null;
-  onPlaced: (order: OrderResult) => void;
+  /** The Shares field, where a picked price sends the keyboard and where it returns after an order. */
+  sharesField: RefObject<HTMLInputElement | null>;
 }) {
-  const { signedIn, me, refresh } = useAuth();
+  const { signedIn, me } = useAuth();
   const ids = useId();
   const [result, setResult] = useState<string | null>(null);
   const [reviewing, setReviewing] = useState(false);
+  const confirmButton = useRef<HTMLButtonElement>(null);
   const place = useAction(async (request: OrderRequest) => {
-    const order = await placeOrder(request);
-    setResult(describeResult(order));
-    refresh();
-    onPlaced(order);
+    try {
+      const order = await placeOrder(request);
+      setResult(describeResult(order));
+    } finally {
+      // Whatever the answer, the balance and holdings on screen are read again: never a stale "Available".
+      holdingsChanged();
+      sharesField.current?.focus();
+    }
   });
   const { clearError } = place;
   const reset = () => {
@@ -206,29 +225,38 @@ export function TradeTicket({
   const qty = Number(quantity);
   const taken = bookForOption ? levelsTaken(bookForOption, side, action) : undefined;
   const own = bookForOption ? levelsTaken(bookForOption, side, action === 'BUY' ? 'SELL' : 'BUY') : undefined;
-  const fallback = side === 'YES' ? option.yesPriceCents : option.noPriceCents;
-  const suggestion = suggestedPrice(taken && own ? { taken, own } : undefined, fallback, kind, qty);
+  const suggestion = suggestedPrice(taken && own ? { taken, own } : undefined, kind, qty);
   const contract = `${option.id}|${side}|${action}|${kind}`;
-  const price = typed?.contract === contract ? typed.value : String(suggestion);
+  const price = typed?.contract === contract ? typed.value : suggestion === null ? '' : String(suggestion);
   const cents = Number(price);
-  const valid = Number.isInteger(qty) && qty >= 1 && Number.isInteger(cents) && cents >= 1 && cents <= 99;
+  const priceGiven = price.trim() !== '';
+  const valid =
+    Number.isInteger(qty) && qty >= 1 && priceGiven && Number.isInteger(cents) && cents >= 1 && cents <= 99;
   const estimate = valid && taken ? estimateFill(taken, action, qty, cents) : null;
   const holding = positions.find((p) => p.optionId === option.id && p.side === side);
   const sellable = holding ? holding.quantity - holding.reservedQuantity : 0;
   const worstCost = cents * qty;
   const cash = me?.balance.cashCents ?? null;
-  const problem = !valid
-    ? 'Enter a whole number of shares (at least 1) and a price from 1¢ to 99¢.'
-    : action === 'BUY' && cash !== null && worstCost > cash
-      ? `This order could cost ${formatCredits(worstCost)}, more than the ${formatCredits(cash)} you have available.`
-      : action === 'SELL' && signedIn && qty > sellable
-        ? `You can sell at most ${formatNumber(sellable)} ${sideName(side)} shares of ${option.label}.`
-        : null;
+  // A market order takes from the book: with nothing on the other side there is nothing to trade against.
+  const noLiquidity = kind === 'market' && taken !== undefined && taken.length === 0;
+  const problem = !bookForOption
+    ? null
+    : noLiquidity
+      ? `Nobody is ${action === 'BUY' ? 'selling' : 'buying'} ${sideName(side)} shares of ${option.label} right now, so a market order cannot fill. Place a limit order to wait in the book.`
+      : !valid
+        ? 'Enter a whole number of shares (at least 1) and a price from 1¢ to 99¢.'
+        : action === 'BUY' && cash !== null && worstCost > cash
+          ? `This order could cost ${formatCredits(worstCost)}, more than the ${formatCredits(cash)} you have available.`
+          : action === 'SELL' && signedIn && qty > sellable
+            ? `You can sell at most ${formatNumber(sellable)} ${sideName(side)} shares of ${option.label}.`
+            : null;
   const open = market.status === 'open';
+  const ready = bookForOption !== undefined && !problem && open;
 
   const send = () => {
     setResult(null);
     setReviewing(false);
+    sharesField.current?.focus();
     const order = { optionId: option.id, side, action, quantity: qty };
     void place.run(
       kind === 'market'
@@ -239,23 +267,30 @@ export function TradeTicket({
           },
     );
   };
+  const review = () => {
+    setReviewing(true);
+    requestAnimationFrame(() => confirmButton.current?.focus());
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (problem || !open) return;
-    if (worstCost > REVIEW_ABOVE_CENTS) setReviewing(true);
+    if (!ready) return;
+    if (worstCost > REVIEW_ABOVE_CENTS) review();
     else send();
   };
-  // Enter in a field never sends an order by itself: it opens the review.
+  // Enter in a field never sends an order by itself: it opens the review, with the keyboard on Confirm.
   const onKeyDown = (event: KeyboardEvent<HTMLFormElement>) => {
     if (event.key !== 'Enter' || !(event.target instanceof HTMLInputElement)) return;
     event.preventDefault();
-    if (!problem && open) setReviewing(true);
+    if (ready) review();
   };
-  const quote = (value: Side) => {
-    const levels = bookForOption ? levelsTaken(bookForOption, value, action) : undefined;
-    const best = levels?.[0]?.priceCents;
-    if (best !== undefined) return best;
-    return value === 'YES' ? option.yesPriceCents : option.noPriceCents;
+  /** The best price of a side in the book now: a number, `null` when nobody offers it, undefined while loading. */
+  const quote = (value: Side): number | null | undefined => {
+    if (!bookForOption) return undefined;
+    return levelsTaken(bookForOption, value, action)[0]?.priceCents ?? null;
+  };
+  const quoteText = (value: Side) => {
+    const best = quote(value);
+    return best === undefined ? '…' : best === null ? 'none' : formatPrice(best);
   };
   const verb = action === 'BUY' ? 'Buy' : 'Sell';
 
@@ -312,7 +347,7 @@ export function TradeTicket({
                 }}
               />
               <span data-testid={`ticket-${value.toLowerCase()}-price`}>
-                {sideName(value)} {formatPrice(quote(value))}
+                {sideName(value)} {quoteText(value)}
               </span>
             </label>
           ))}
@@ -336,6 +371,7 @@ export function TradeTicket({
           <div className="field">
             <label htmlFor={`${ids}-qty`}>Shares</label>
             <input
+              ref={sharesField}
               id={`${ids}-qty`}
               type="number"
               inputMode="numeric"
@@ -364,6 +400,7 @@ export function TradeTicket({
               step={1}
               required
               value={price}
+              placeholder={suggestion === null ? 'Your price' : undefined}
               aria-describedby={`${ids}-price-hint`}
               onChange={(event) => ticket.setTyped({ contract, value: event.target.value })}
             />
@@ -410,7 +447,8 @@ export function TradeTicket({
           </div>
         ) : null}
 
-        {valid ? (
+        {!bookForOption ? <p className="muted small">Reading the order book…</p> : null}
+        {valid && !noLiquidity ? (
           <div aria-live="polite">
             {estimate ? (
               <EstimateLine estimate={estimate} quantity={qty} kind={kind} action={action} />
@@ -456,7 +494,7 @@ export function TradeTicket({
             </dl>
           </div>
         ) : null}
-        {problem ? (
+        {problem && !result && !place.error ? (
           <p className="field-error" role="alert" data-testid="ticket-problem">
             {problem}
           </p>
@@ -472,20 +510,29 @@ export function TradeTicket({
               {action === 'BUY' ? 'up to' : 'at least'} {formatCredits(worstCost)}.
             </p>
             <div className="actions">
-              <button type="button" className="button" onClick={send} disabled={place.pending}>
+              <button
+                ref={confirmButton}
+                type="button"
+                className="button"
+                onClick={send}
+                disabled={place.pending}
+              >
                 Confirm {verb.toLowerCase()}
               </button>
-              <button type="button" className="link-button" onClick={() => setReviewing(false)}>
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => {
+                  setReviewing(false);
+                  sharesField.current?.focus();
+                }}
+              >
                 Change it
               </button>
             </div>
           </section>
         ) : signedIn ? (
-          <button
-            type="submit"
-            className="button block"
-            disabled={!open || Boolean(problem) || place.pending}
-          >
+          <button type="submit" className="button block" disabled={!ready || place.pending}>
             {place.pending ? 'Placing…' : `${verb} ${sideName(side)}${kind === 'limit' ? ' (limit)' : ''}`}
           </button>
         ) : (

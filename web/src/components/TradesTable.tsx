@@ -1,9 +1,13 @@
 import { Link } from 'react-router';
 import type { Trade } from '../api/types';
+
+/** A trade as a list shows it; the history's rows carry their market's title. */
+type TradeRow = Trade & { eventTitle?: string };
+
 import { formatCredits, formatDate, formatNumber, formatPrice, titleCase } from '../lib/format';
 import { TableScroll } from './TableScroll';
 
-export function TradesTable({ trades, showMarket = true }: { trades: Trade[]; showMarket?: boolean }) {
+export function TradesTable({ trades, showMarket = true }: { trades: TradeRow[]; showMarket?: boolean }) {
   return (
     <TableScroll label="Trades table">
       <table className="data" aria-label="Trades">
@@ -23,7 +27,8 @@ export function TradesTable({ trades, showMarket = true }: { trades: Trade[]; sh
               <td>{formatDate(trade.createdAt)}</td>
               {showMarket ? (
                 <td>
-                  <Link to={`/markets/${trade.eventSlug}`}>{trade.optionLabel}</Link>
+                  <Link to={`/markets/${trade.eventSlug}`}>{trade.eventTitle ?? trade.eventSlug}</Link>
+                  <div className="muted small">{trade.optionLabel}</div>
                 </td>
               ) : null}
               <td>

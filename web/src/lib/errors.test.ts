@@ -46,4 +46,21 @@ describe('API errors in plain words', () => {
     );
     expect(describeError(new TypeError('boom'))).toBe('Something went wrong. Please try again.');
   });
+
+  it('says what an order needed and what was available', () => {
+    const error = new ApiError(402, 'INSUFFICIENT_FUNDS', 'Not enough cash for this order', {
+      neededCents: 5000,
+      availableCents: 3000,
+    });
+    expect(describeError(error)).toBe(
+      'This order needs 50.00 credits, and you have 30.00 credits available. Lower the quantity or the price.',
+    );
+  });
+
+  it('speaks credits for amounts the forms take in credits, like the house liquidity', () => {
+    const error = new ApiError(400, 'VALIDATION_FAILED', 'Invalid request', [
+      { field: 'body.options.0.liquidityCents', message: 'must be <= 100000000' },
+    ]);
+    expect(describeError(error)).toBe('The house liquidity must be at most 1,000,000.00 credits.');
+  });
 });

@@ -20,6 +20,19 @@ const PLAIN: Record<string, string> = {
   PROVIDER_NOT_CONFIGURED: 'This feature is not set up on this server.',
 };
 
+/** Amounts the forms take in credits (100 cents each): their limits are said in credits too. */
+const CREDIT_FIELDS: Record<string, string> = {
+  liquidityCents: 'The house liquidity',
+  stakeCents: 'The stake',
+  dailyLimitCents: 'The daily limit',
+  amountCents: 'The amount',
+  prizes: 'Each prize',
+};
+
+function inCredits(cents: number): string {
+  return `${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} credits`;
+}
+
 /** Fields as the forms name them; anything else is spelled out from its camelCase name. */
 const FIELD_NAMES: Record<string, string> = {
   stopLossProbBps: 'The stop-loss',
@@ -32,9 +45,19 @@ const FIELD_NAMES: Record<string, string> = {
   expiresInHours: 'The expiry',
 };
 
+/** The field a problem is about: the last name of its path that is not an array index. */
+function lastName(name: string): string {
+  return (
+    name
+      .split(/[./]/)
+      .filter((part) => part !== '' && !/^\d+$/.test(part))
+      .pop() ?? name
+  );
+}
+
 function field(name: string): string {
-  const last = name.split('.').pop() ?? name;
-  const known = FIELD_NAMES[last];
+  const last = lastName(name);
+  const known = FIELD_NAMES[last] ?? CREDIT_FIELDS[last];
   if (known) return known;
   const words = last.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
@@ -54,6 +77,7 @@ const COMPARISONS: [RegExp, string][] = [
 function message(name: string, text: string): string {
   let words = text;
   for (const [pattern, replacement] of COMPARISONS) words = words.replace(pattern, replacement);
+  if (CREDIT_FIELDS[lastName(name)]) return words.replace(/\b\d+\b/g, (cents) => inCredits(Number(cents)));
   if (name.endsWith('Bps'))
     return words.replace(/\b(\d{3,5})\b(?! ?¢)/g, (_, bps: string) => `${Number(bps) / 100}¢`);
   if (name.endsWith('Cents') && /^must be (at most|at least|less than|more than) \d+$/.test(words))
@@ -69,6 +93,12 @@ export function describeError(error: unknown): string {
     return `Too many requests. Try again${wait}.`;
   }
   if (error.unavailable && error.status === 404) return 'This feature is not available on this server yet.';
+  if (error.code === 'INSUFFICIENT_FUNDS') {
+    const { neededCents, availableCents } = (error.details ?? {}) as Record<string, unknown>;
+    if (typeof neededCents === 'number' && typeof availableCents === 'number') {
+      return `This order needs ${inCredits(neededCents)}, and you have ${inCredits(availableCents)} available. Lower the quantity or the price.`;
+    }
+  }
   if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details) && error.details.length > 0) {
     return (error.details as { field?: string; message?: string }[])
       .map((problem) => {

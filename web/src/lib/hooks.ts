@@ -1,8 +1,10 @@
+import { type InfiniteData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { FetchResponse, MaybeOptionalInit, ParseAsResponse } from 'openapi-fetch';
 import type { Readable, ResponseObjectMap, SuccessResponse } from 'openapi-typescript-helpers';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { paths } from '../../../clients/typescript/src/index.js';
 import { apiClient, sessionToken, typed } from '../api/client';
+import { apiKey, freshMs, queryClient } from './query';
 
 /** The document's paths that answer GET, the options of such a read, and its JSON answer. */
 export type GetPath = { [P in keyof paths]: paths[P] extends { get: object } ? P : never }[keyof paths];
@@ -19,7 +21,7 @@ export type GetAnswer<P extends GetPath> = ParseAsResponse<
 /** `apiClient.GET` for any path P: openapi-fetch cannot resolve its init tuple while P is still generic. */
 const get: <P extends GetPath>(path: P, init: GetInit<P>) => Promise<GetOutcome<P>> = apiClient.GET;
 
-function read<P extends GetPath>(
+export function read<P extends GetPath>(
   path: P,
   init: GetInit<P> | undefined,
   signal?: AbortSignal,
@@ -27,9 +29,9 @@ function read<P extends GetPath>(
   return typed(get(path, Object.assign({ signal }, init)));
 }
 
-/** What makes a read a different one: the path template and the parameters. */
-function keyOf(path: string | null, init: { params?: unknown } | undefined): string | null {
-  return path === null ? null : JSON.stringify([path, init?.params]);
+/** The cache key of `path` read with `init`'s parameters. */
+export function keyOf<P extends GetPath>(path: P, init?: GetInit<P>) {
+  return apiKey(path, (init as { params?: unknown } | undefined)?.params);
 }
 
 export interface Resource<T> {
@@ -41,44 +43,33 @@ export interface Resource<T> {
 }
 
 /**
- * GETs `path` of the API document with `init`'s parameters (nothing while the path is null), and again whenever
- * they change, when `reload` is called, or when the user logs in or out, since most answers depend on who asks.
+ * GETs `path` of the API document with `init`'s parameters (nothing while the path is null), through the shared
+ * cache: a read another component made a moment ago is not sent again. `reload` reads it again now.
  */
 export function useApi<P extends GetPath>(path: P | null, ...[init]: GetArgs<P>): Resource<GetAnswer<P>> {
   type T = GetAnswer<P>;
-  const [data, setState] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<unknown>(null);
-  const [loading, setLoading] = useState(path !== null);
-  const [version, setVersion] = useState(0);
-  const token = useSessionToken();
-  const key = keyOf(path, init);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: key stands for path and init; version and token ask for a fresh read
-  useEffect(() => {
-    if (path === null) {
-      setLoading(false);
-      return;
-    }
-    const controller = new AbortController();
-    setLoading(true);
-    read(path, init, controller.signal)
-      .then((value) => {
-        setState(value);
-        setError(null);
-      })
-      .catch((reason: unknown) => {
-        if (controller.signal.aborted) return;
-        setError(reason);
-      })
-      .finally(() => {
-        if (!controller.signal.aborted) setLoading(false);
-      });
-    return () => controller.abort();
-  }, [key, version, token]);
-
-  const reload = useCallback(() => setVersion((v) => v + 1), []);
-  const setData = useCallback((update: (current: T | undefined) => T | undefined) => setState(update), []);
-  return { data, error, loading, reload, setData };
+  const key = path === null ? ['none'] : keyOf(path, init);
+  const query = useQuery({
+    queryKey: key,
+    queryFn: ({ signal }) => read(path as P, init, signal),
+    enabled: path !== null,
+    staleTime: path === null ? 0 : freshMs(path),
+  });
+  const { refetch } = query;
+  const reload = useCallback(() => void refetch(), [refetch]);
+  const keyText = JSON.stringify(key);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyText stands for the key
+  const setData = useCallback(
+    (update: (current: T | undefined) => T | undefined) => queryClient.setQueryData<T>(key, update),
+    [keyText],
+  );
+  return {
+    data: query.data,
+    error: query.error,
+    loading: path !== null && query.isFetching,
+    reload,
+    setData,
+  };
 }
 
 export function useSessionToken(): string | null {
@@ -105,7 +96,7 @@ export function useAction<A extends unknown[], R>(action: (...args: A) => Promis
       setPending(false);
     }
   }, []);
-  return { run, pending, error, clearError: () => setError(null) };
+  return { run, pending, error, clearError: useCallback(() => setError(null), []) };
 }
 
 export function useDocumentTitle(title: string | undefined): void {
@@ -114,7 +105,7 @@ export function useDocumentTitle(title: string | undefined): void {
   }, [title]);
 }
 
-interface PageOf<T> {
+export interface PageOf<T> {
   data: T[];
   nextCursor: string | null;
 }
@@ -144,6 +135,8 @@ function readPage<P extends PagedPath>(
 
 export interface Paged<T> {
   items: T[];
+  /** The pages as read, for what they carry beside the items (a feed's unread count). */
+  pages: PageOf<T>[];
   error: unknown;
   loading: boolean;
   hasMore: boolean;
@@ -152,56 +145,62 @@ export interface Paged<T> {
   setItems: (update: (items: T[]) => T[]) => void;
 }
 
-/** A cursor-paginated list of the document's `path` with `init`'s parameters: the first page, then more on demand. */
+/** The key of a paged list: its own kind of entry beside the plain read of the same path. */
+export function pagedKeyOf<P extends PagedPath>(path: P, init?: GetInit<P>) {
+  return [...keyOf(path, init), 'pages'];
+}
+
+/**
+ * Replaces the items of a cached paged list (a stream event applied in place): one page holding them, so a later
+ * read starts again from the first page.
+ */
+export function setPagedItems<T>(key: readonly unknown[], update: (items: T[]) => T[]): void {
+  queryClient.setQueryData<InfiniteData<PageOf<T>, string | null>>(key, (current) => {
+    if (!current) return current;
+    const last = current.pages[current.pages.length - 1];
+    // What a page carries beside its items (a feed's unread count) is kept from the first.
+    const first = current.pages[0];
+    return {
+      pages: [
+        {
+          ...first,
+          data: update(current.pages.flatMap((page) => page.data)),
+          nextCursor: last?.nextCursor ?? null,
+        },
+      ],
+      pageParams: [null],
+    };
+  });
+}
+
+/**
+ * A cursor-paginated list of the document's `path` with `init`'s parameters, through the shared cache: the first
+ * page, then more on demand.
+ */
 export function usePagedApi<P extends PagedPath>(path: P | null, ...[init]: GetArgs<P>): Paged<PageItem<P>> {
   type T = PageItem<P>;
-  const [items, setItems] = useState<T[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [loading, setLoading] = useState(path !== null);
-  const [version, setVersion] = useState(0);
-  const token = useSessionToken();
-  const key = keyOf(path, init);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: key stands for path and init; version and token ask for a fresh read
-  useEffect(() => {
-    setItems([]);
-    setCursor(null);
-    if (path === null) {
-      setLoading(false);
-      return;
-    }
-    const controller = new AbortController();
-    setLoading(true);
-    readPage(path, init, null, controller.signal)
-      .then((page) => {
-        setItems(page.data);
-        setCursor(page.nextCursor);
-        setError(null);
-      })
-      .catch((reason: unknown) => {
-        if (!controller.signal.aborted) setError(reason);
-      })
-      .finally(() => {
-        if (!controller.signal.aborted) setLoading(false);
-      });
-    return () => controller.abort();
-  }, [key, version, token]);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: key stands for path and init
-  const loadMore = useCallback(() => {
-    if (!path || !cursor) return;
-    setLoading(true);
-    readPage(path, init, cursor)
-      .then((page) => {
-        setItems((current) => [...current, ...page.data]);
-        setCursor(page.nextCursor);
-        setError(null);
-      })
-      .catch(setError)
-      .finally(() => setLoading(false));
-  }, [key, cursor]);
-
-  const reload = useCallback(() => setVersion((v) => v + 1), []);
-  return { items, error, loading, hasMore: cursor !== null, loadMore, reload, setItems };
+  const key = path === null ? ['none', 'pages'] : pagedKeyOf(path, init);
+  const query = useInfiniteQuery({
+    queryKey: key,
+    queryFn: ({ pageParam, signal }) => readPage(path as P, init, pageParam, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last: PageOf<T>) => last.nextCursor,
+    enabled: path !== null,
+    staleTime: path === null ? 0 : freshMs(path),
+  });
+  const { refetch, fetchNextPage, hasNextPage, isFetchingNextPage } = query;
+  const items = query.data?.pages.flatMap((page) => page.data) ?? [];
+  const keyText = JSON.stringify(key);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyText stands for the key
+  const setItems = useCallback((update: (items: T[]) => T[]) => setPagedItems(key, update), [keyText]);
+  return {
+    items,
+    pages: query.data?.pages ?? [],
+    error: query.error,
+    loading: path !== null && query.isFetching && !query.isRefetching,
+    hasMore: Boolean(hasNextPage) && !isFetchingNextPage,
+    loadMore: useCallback(() => void fetchNextPage(), [fetchNextPage]),
+    reload: useCallback(() => void refetch(), [refetch]),
+    setItems,
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MarketDetail, OptionDetail } from '../api/types';
-import { estimateFill, payoutCents, priceToFill, withLiveTrades } from './market';
+import { estimateFill, markPositions, payoutCents, priceToFill, shownStatus, withLiveTrades } from './market';
 
 function option(id: string, history: { t: string; yesPriceCents: number }[]): OptionDetail {
   return {
@@ -82,5 +82,31 @@ describe('the ticket estimate', () => {
     expect(payoutCents('YES', 'YES')).toBe(100);
     expect(payoutCents('NO', 'YES')).toBe(0);
     expect(payoutCents('NO', 'VOID')).toBe(50);
+  });
+});
+
+describe('what a trader is shown', () => {
+  it('treats a market past its closing time as closing, before the close itself arrives', () => {
+    const closesAt = '2026-01-01T10:00:00.000Z';
+    expect(shownStatus('open', closesAt, Date.parse('2026-01-01T09:59:59.000Z'))).toBe('open');
+    expect(shownStatus('open', closesAt, Date.parse('2026-01-01T10:00:00.000Z'))).toBe('closing');
+    expect(shownStatus('resolved', closesAt, Date.parse('2026-01-02T00:00:00.000Z'))).toBe('resolved');
+  });
+
+  it('values positions at the latest price of their side, as the service does, and leaves resolved ones alone', () => {
+    const position = {
+      optionId: '1',
+      side: 'NO' as const,
+      quantity: 10,
+      costCents: 400,
+      resolution: null,
+      markPriceCents: 40,
+      valueCents: 400,
+      unrealizedPnlCents: 0,
+    };
+    const [marked] = markPositions([position], [{ id: '1', lastYesPriceCents: 30 }]);
+    expect(marked).toMatchObject({ markPriceCents: 70, valueCents: 700, unrealizedPnlCents: 300 });
+    const resolved = { ...position, resolution: 'NO' as const, markPriceCents: 100 };
+    expect(markPositions([resolved], [{ id: '1', lastYesPriceCents: 30 }])[0]).toBe(resolved);
   });
 });

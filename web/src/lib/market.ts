@@ -122,3 +122,41 @@ export function buyPrice(
   if (side === 'YES') return option.bestAskCents;
   return option.bestBidCents === null ? null : 100 - option.bestBidCents;
 }
+
+/**
+ * A market's state as a trader should read it now: `closing` once its closing time has passed while the close
+ * itself is still on its way (the exchange refuses orders from that moment).
+ */
+export type ShownStatus = EventStatus | 'closing';
+
+export function shownStatus(status: EventStatus, closesAt: string, now = Date.now()): ShownStatus {
+  return status === 'open' && Date.parse(closesAt) <= now ? 'closing' : status;
+}
+
+/** Positions valued at the market's latest prices (a resolved option at its payout), as the service values them. */
+export function markPositions<
+  P extends {
+    optionId: string;
+    side: Side;
+    quantity: number;
+    costCents: number;
+    resolution: Resolution;
+    markPriceCents: number | null;
+    valueCents: number;
+    unrealizedPnlCents: number;
+  },
+>(positions: P[], options: { id: string; lastYesPriceCents: number | null }[]): P[] {
+  return positions.map((position) => {
+    const option = options.find((candidate) => candidate.id === position.optionId);
+    if (!option || position.resolution || option.lastYesPriceCents === null) return position;
+    const mark = position.side === 'YES' ? option.lastYesPriceCents : 100 - option.lastYesPriceCents;
+    if (mark === position.markPriceCents) return position;
+    const valueCents = position.quantity * mark;
+    return {
+      ...position,
+      markPriceCents: mark,
+      valueCents,
+      unrealizedPnlCents: valueCents - position.costCents,
+    };
+  });
+}

@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useId, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { apiClient, typed } from '../api/client';
 import type { ApiKey, CreatedWebhook, Preferences, Webhook, WebhookEventType } from '../api/types';
@@ -10,6 +10,7 @@ import { Empty, ErrorMessage, Loaded, SignInPrompt } from '../components/Status'
 import { TableScroll } from '../components/TableScroll';
 import { formatCredits, formatDate, formatDay } from '../lib/format';
 import { useAction, useApi, useDocumentTitle } from '../lib/hooks';
+import { invalidate } from '../lib/query';
 import { useTheme } from '../theme';
 
 const WEBHOOK_EVENTS: WebhookEventType[] = [
@@ -439,18 +440,13 @@ function ReferralCard() {
 
 export function AccountPage() {
   useDocumentTitle('Account and security');
-  const { me, signedIn, logout, refresh } = useAuth();
+  const { me, signedIn, logout } = useAuth();
   const navigate = useNavigate();
   const preferences = useApi(signedIn ? '/api/me/preferences' : null);
-  const [securityVersion, setSecurityVersion] = useState(0);
   const signOut = useAction(async () => {
     await logout();
     navigate('/');
   });
-  useEffect(() => {
-    if (signedIn) refresh();
-  }, [signedIn, refresh]);
-
   if (!signedIn) {
     return (
       <div className="page">
@@ -508,9 +504,9 @@ export function AccountPage() {
       </section>
       <section className="card" aria-labelledby="security-heading">
         <h2 id="security-heading">Password and sessions</h2>
-        <ChangePassword onChanged={() => setSecurityVersion((v) => v + 1)} />
+        <ChangePassword onChanged={() => invalidate('/api/me/sessions')} />
         <h3>Signed-in sessions</h3>
-        <Sessions key={securityVersion} />
+        <Sessions />
       </section>
       <ApiKeys />
       <Webhooks />

@@ -7,6 +7,7 @@ import { PagedList } from '../components/Paged';
 import { Empty, ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
 import { formatCredits, formatDate, formatPrice } from '../lib/format';
 import { useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
+import { invalidate } from '../lib/query';
 
 function FollowForm({ initial, onSaved }: { initial: string; onSaved: () => void }) {
   const [leader, setLeader] = useState(initial);
@@ -219,8 +220,7 @@ export function CopyTradingPage() {
   useDocumentTitle('Copy trading');
   const { signedIn } = useAuth();
   const [params] = useSearchParams();
-  const [version, setVersion] = useState(0);
-  const bump = () => setVersion((v) => v + 1);
+  const bump = () => invalidate('/api/copy-trader', '/api/copy-trader/mirrors');
   if (!signedIn) {
     return (
       <div className="page narrow">
@@ -242,7 +242,7 @@ export function CopyTradingPage() {
       </section>
       <section className="card" aria-labelledby="copy-following-heading">
         <h2 id="copy-following-heading">Traders you copy</h2>
-        <Following key={version} onChanged={bump} />
+        <Following onChanged={bump} />
       </section>
       <section className="card" aria-labelledby="copy-log-heading">
         <div className="section-head">
@@ -251,7 +251,7 @@ export function CopyTradingPage() {
             Refresh
           </button>
         </div>
-        <Copies key={version} />
+        <Copies />
       </section>
     </div>
   );

@@ -1,286 +1,193 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../api/client';
-import { orderBookFeed, useLive, useMarketTrades } from '../api/live';
-import type { MarketDetail, OrderBook, Position, Side } from '../api/types';
+import { useBookReadOnce, useChannel, useLiveBooks, useMarketTrades, useStreamStatus } from '../api/live';
+import type { MarketDetail, Side } from '../api/types';
 import { useAuth } from '../auth';
 import { Discussion } from '../components/Discussion';
 import { DisputeButton } from '../components/DisputeButton';
 import { StatusTag } from '../components/MarketCard';
 import { NewsPanel, SponsorPanel } from '../components/MarketExtras';
+import { OptionsTable } from '../components/OptionsTable';
 import { OrderBookView, type PickedPrice } from '../components/OrderBookView';
-import { OpenOrdersTable } from '../components/OrdersTable';
 import { OutcomePanel } from '../components/OutcomePanel';
-import { PositionsTable } from '../components/PositionsTable';
-import { PriceChart, type Range } from '../components/PriceChart';
+import type { Range } from '../components/PriceChart';
 import { RecentTrades } from '../components/RecentTrades';
 import { ErrorMessage, Loading } from '../components/Status';
-import { TableScroll } from '../components/TableScroll';
-import { TradesTable } from '../components/TradesTable';
 import { TradeTicket } from '../components/TradeTicket';
-import { formatCredits, formatDate, formatPercentBps, formatPrice, titleCase } from '../lib/format';
-import { type GetAnswer, type Resource, useApi, useDocumentTitle } from '../lib/hooks';
-import { buyPrice, isTradable, type LiveTrade, withLiveTrades } from '../lib/market';
+import { WatchButton } from '../components/WatchButton';
+import { useTradesHere, YourActivity } from '../components/YourActivity';
+import { holdingsChanged, usePortfolio } from '../lib/account-live';
+import { formatDate, titleCase } from '../lib/format';
+import { useApi, useDocumentTitle } from '../lib/hooks';
+import { useInView } from '../lib/in-view';
+import { type LiveTrade, markPositions, shownStatus, withLiveTrades } from '../lib/market';
 import { NotFoundPage } from './NotFound';
 
-const PRICES_POLL_MS = 15_000;
-/** Trades come in bursts: one fresh read of the market and the viewer's holdings per burst. */
-const RELOAD_AFTER_TRADE_MS = 400;
+// The chart library is the biggest part of the market page: its own chunk, fetched with the first market shown.
+const PriceChart = lazy(() =>
+  import('../components/PriceChart').then((module) => ({ default: module.PriceChart })),
+);
+
 const LIVE_TRADES_KEPT = 500;
-const RECENT_TRADES_SHOWN = 10;
+/** setTimeout's longest delay; a market closing later than that is simply not timed. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function YourActivity({
-  slug,
-  version,
-  positions,
-  trades,
-  tradable,
-}: {
-  slug: string;
-  version: number;
-  positions: Resource<GetAnswer<'/api/positions'>>;
-  /** The viewer's latest trades in this market. */
-  trades: Resource<GetAnswer<'/api/trades'>>;
-  tradable: boolean;
-}) {
-  const { refresh } = useAuth();
-  const orders = useApi('/api/limit-orders', {
-    params: { query: { status: 'open', eventSlug: slug, limit: 200 } },
-  });
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a trade or an order elsewhere on the page changes these
+/** Re-renders when `iso` passes, so a market's close shows at its closing time, not when a read comes. */
+function useDeadline(iso: string | undefined): number {
+  const [now, setNow] = useState(Date.now);
   useEffect(() => {
-    if (version === 0) return;
-    orders.reload();
-    trades.reload();
-  }, [version]);
-
-  const mine = (positions.data?.data ?? []).filter((p) => p.eventSlug === slug && p.quantity > 0);
-  const open = orders.data?.data ?? [];
-  const recent = trades.data?.data ?? [];
-  const error = positions.error ?? orders.error ?? trades.error;
-  return (
-    <section className="card" aria-labelledby="activity-heading">
-      <h2 id="activity-heading">Your activity</h2>
-      {error ? <ErrorMessage error={error} /> : null}
-      {!error && (!positions.data || !orders.data || !trades.data) ? <Loading /> : null}
-      {positions.data && orders.data && trades.data ? (
-        <>
-          <h3>Positions</h3>
-          {mine.length > 0 ? (
-            <PositionsTable
-              positions={mine}
-              showMarket={false}
-              protections={tradable}
-              onChanged={positions.reload}
-            />
-          ) : (
-            <p className="empty">No position in this market yet.</p>
-          )}
-          {tradable || open.length > 0 ? (
-            <>
-              <h3>Open orders</h3>
-              {open.length > 0 ? (
-                <OpenOrdersTable
-                  orders={open}
-                  showMarket={false}
-                  onCancelled={() => {
-                    orders.reload();
-                    positions.reload();
-                    refresh();
-                  }}
-                />
-              ) : (
-                <p className="empty">No open orders in this market.</p>
-              )}
-            </>
-          ) : null}
-          <h3>Your recent trades</h3>
-          {recent.length > 0 ? (
-            <TradesTable trades={recent} showMarket={false} />
-          ) : (
-            <p className="empty">No trades here yet.</p>
-          )}
-        </>
-      ) : null}
-    </section>
-  );
+    if (!iso) return;
+    const wait = Date.parse(iso) - Date.now();
+    if (wait <= 0 || wait > MAX_TIMER_MS) return;
+    const timer = setTimeout(() => setNow(Date.now()), wait + 50);
+    return () => clearTimeout(timer);
+  }, [iso]);
+  return now;
 }
 
-function OptionsTable({
-  market,
-  selectedId,
-  side,
-  book,
-  onPick,
-}: {
-  market: MarketDetail;
-  selectedId: string | undefined;
-  side: Side;
-  book: OrderBook | undefined;
-  onPick: (optionId: string, side: Side) => void;
-}) {
-  const tradable = isTradable(market.status);
-  return (
-    <section className="card area-options" aria-labelledby="options-heading">
-      <h2 id="options-heading">Options</h2>
-      <TableScroll label="Options table">
-        <table className="data options-table">
-          <thead>
-            <tr>
-              <th scope="col">Option</th>
-              <th scope="col">{tradable ? 'Chance' : 'Outcome'}</th>
-              {tradable ? <th scope="col">Buy</th> : null}
-              <th scope="col">Volume</th>
-            </tr>
-          </thead>
-          <tbody>
-            {market.options.map((option) => {
-              // The live book of the selected option is fresher than the market read.
-              const live = book?.optionId === option.id ? book : undefined;
-              const quote = live
-                ? {
-                    bestAskCents: live.yes.asks[0]?.priceCents ?? null,
-                    bestBidCents: live.yes.bids[0]?.priceCents ?? null,
-                  }
-                : option;
-              return (
-                <tr
-                  key={option.id}
-                  data-testid="option-row"
-                  aria-current={option.id === selectedId ? 'true' : undefined}
-                >
-                  <th scope="row">{option.label}</th>
-                  <td data-testid="option-chance">
-                    {option.resolution ? (
-                      <span className={`tag outcome-${option.resolution.toLowerCase()}`}>
-                        {option.resolution === 'VOID'
-                          ? 'Void'
-                          : `Resolved ${titleCase(option.resolution.toLowerCase())}`}
-                      </span>
-                    ) : tradable ? (
-                      formatPercentBps(option.probabilityBps)
-                    ) : (
-                      <span className="muted">
-                        Awaiting result · last {formatPrice(option.lastYesPriceCents)}
-                      </span>
-                    )}
-                  </td>
-                  {tradable ? (
-                    <td className="buy-buttons">
-                      {(['YES', 'NO'] as const).map((value) => (
-                        <button
-                          key={value}
-                          type="button"
-                          data-testid={`buy-${value.toLowerCase()}`}
-                          className={`price-button ${value === 'YES' ? 'yes' : 'no'}`}
-                          aria-pressed={option.id === selectedId && side === value}
-                          onClick={() => onPick(option.id, value)}
-                        >
-                          {value === 'YES' ? 'Yes' : 'No'}{' '}
-                          {formatPrice(buyPrice({ ...option, ...quote }, value))}
-                          <span className="visually-hidden"> for {option.label}</span>
-                        </button>
-                      ))}
-                    </td>
-                  ) : null}
-                  <td>{formatCredits(option.volumeCents)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </TableScroll>
-      {tradable ? <p className="muted small">Buy prices are the best offers in the book right now.</p> : null}
-    </section>
-  );
-}
-
-/** Reads the market, then follows every trade in it from the stream: prices, chart, book and holdings. */
-function useLiveMarket(slug: string, range: Range, onTrade: () => void) {
+/**
+ * The market as read once, then followed on the stream: every trade moves prices, volumes and the chart in
+ * place; a change of status (closed, resolved, settled) comes on the event channel and brings one fresh read.
+ */
+function useLiveMarket(slug: string, range: Range, signedIn: boolean) {
   const market = useApi('/api/events/{slug}', { params: { path: { slug }, query: { range } } });
   const [live, setLive] = useState<LiveTrade[]>([]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new market or range starts from a fresh read
   useEffect(() => setLive([]), [slug, range]);
   const { reload } = market;
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const latestOnTrade = useRef(onTrade);
-  latestOnTrade.current = onTrade;
-  useEffect(() => () => clearTimeout(timer.current), []);
-  const optionIds = (market.data?.options ?? []).map((option) => option.id);
-  const readAgain = () => {
-    clearTimeout(timer.current);
-    timer.current = setTimeout(() => {
-      reload();
-      latestOnTrade.current();
-    }, RELOAD_AFTER_TRADE_MS);
-  };
+  const options = market.data?.options ?? [];
   useMarketTrades(
-    optionIds,
-    (trades) => {
-      setLive((current) => [...current, ...trades].slice(-LIVE_TRADES_KEPT));
-      readAgain();
-    },
-    readAgain,
+    options.map((option) => option.id),
+    (trades) => setLive((current) => [...current, ...trades].slice(-LIVE_TRADES_KEPT)),
   );
-  useEffect(() => {
-    const poll = setInterval(() => {
-      if (!document.hidden) reload();
-    }, PRICES_POLL_MS);
-    return () => clearInterval(poll);
-  }, [reload]);
+  useChannel(market.data ? `event:${market.data.id}` : null, (message) => {
+    if (message.type !== 'market' && message.type !== 'resync') return;
+    reload();
+    if (signedIn) holdingsChanged();
+  });
   const data = useMemo(
     () => (market.data ? withLiveTrades(market.data, live) : undefined),
     [market.data, live],
   );
-  return { ...market, data };
+  // A trade between the read and the subscription is not streamed: a book whose last price differs from the
+  // read's says one happened, and one fresh read catches it.
+  const latest = useRef(data);
+  latest.current = data;
+  const caughtUp = useRef(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new market or range may need its own catch-up
+  useEffect(() => {
+    caughtUp.current = false;
+  }, [slug, range]);
+  const onSnapshot = useCallback(
+    (optionId: string, lastYesPriceCents: number | null) => {
+      const option = latest.current?.options.find((candidate) => candidate.id === optionId);
+      if (!option || option.lastYesPriceCents === lastYesPriceCents || caughtUp.current) return;
+      caughtUp.current = true;
+      reload();
+    },
+    [reload],
+  );
+  return { ...market, data, onSnapshot };
 }
 
 function isNotFound(error: unknown): boolean {
   return error instanceof ApiError && error.status === 404;
 }
 
+/** News and the sponsor sit below the ticket: read when scrolled to. */
+function MarketSide({ slug }: { slug: string }) {
+  const { ref, seen } = useInView<HTMLDivElement>();
+  return (
+    <div className="area-news" ref={ref}>
+      {seen ? (
+        <>
+          <SponsorPanel slug={slug} />
+          <NewsPanel slug={slug} />
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+function LazyDiscussion({ eventId, eventSlug }: { eventId: string; eventSlug: string }) {
+  const { ref, seen } = useInView<HTMLDivElement>();
+  return (
+    <div className="area-discussion" ref={ref}>
+      {seen ? (
+        <Discussion eventId={eventId} eventSlug={eventSlug} />
+      ) : (
+        <section className="card" aria-labelledby="discussion-heading">
+          <h2 id="discussion-heading">Discussion</h2>
+          <p className="muted small">The posts load as you scroll here.</p>
+        </section>
+      )}
+    </div>
+  );
+}
+
+function Header({ data, status, signedIn }: { data: MarketDetail; status: string; signedIn: boolean }) {
+  return (
+    <header className="market-head">
+      <h1>{data.title}</h1>
+      <p className="market-meta">
+        <StatusTag status={status === 'closing' ? 'closed' : status} />
+        <span>
+          {status === 'open' ? 'Closes' : 'Closed'} {formatDate(data.closedAt ?? data.closesAt)}
+        </span>
+        {data.resolutionSource ? <span>Resolves by: {data.resolutionSource}</span> : null}
+        {signedIn ? <WatchButton eventId={data.id} title={data.title} /> : null}
+      </p>
+      {data.description ? <p className="description">{data.description}</p> : null}
+    </header>
+  );
+}
+
 export function MarketPage() {
   const { slug = '' } = useParams();
   const { signedIn } = useAuth();
   const [range, setRange] = useState<Range>('1d');
-  const [version, setVersion] = useState(0);
-  const positions = useApi(signedIn ? '/api/positions' : null);
-  const { reload: reloadPositions } = positions;
-  const onTrade = useCallback(() => {
-    reloadPositions();
-    setVersion((v) => v + 1);
-  }, [reloadPositions]);
-  const market = useLiveMarket(slug, range, onTrade);
-  const loadedSlug = market.data?.slug;
-  const myTrades = useApi(signedIn && loadedSlug ? '/api/trades' : null, {
-    params: { query: { eventSlug: loadedSlug, limit: RECENT_TRADES_SHOWN } },
-  });
+  const market = useLiveMarket(slug, range, signedIn);
+  const portfolio = usePortfolio(signedIn);
   const [optionId, setOptionId] = useState<string | null>(null);
   const [side, setSide] = useState<Side>('YES');
   const [picked, setPicked] = useState<PickedPrice | null>(null);
+  const sharesField = useRef<HTMLInputElement>(null);
   useDocumentTitle(market.data?.title);
 
-  const options = market.data?.options ?? [];
+  const data = market.data;
+  const now = useDeadline(data?.closesAt);
+  const status = data ? shownStatus(data.status, data.closesAt, now) : 'open';
+  const tradable = Boolean(data) && status === 'open';
+  const options = data?.options ?? [];
   const selected = options.find((option) => option.id === optionId) ?? options[0];
-  const selectedId = selected?.id;
-  const selectedLabel = selected?.label ?? '';
-  const eventSlug = market.data?.slug ?? slug;
-  const tradable = market.data ? isTradable(market.data.status) : false;
-  const feed = useMemo(
-    () =>
-      selectedId && tradable ? orderBookFeed(selectedId, { eventSlug, optionLabel: selectedLabel }) : null,
-    [selectedId, selectedLabel, eventSlug, tradable],
+  const eventSlug = data?.slug ?? slug;
+  const streamStatus = useStreamStatus();
+  const bookOptions = useMemo(
+    () => (tradable ? options.map((option) => ({ optionId: option.id, optionLabel: option.label })) : []),
+    [tradable, options],
   );
-  const book = useLive(feed);
-  const { reload } = market;
+  const books = useLiveBooks(eventSlug, bookOptions, market.onSnapshot);
+  const liveBook = selected ? books.get(selected.id) : undefined;
+  // Without the stream, the book is read once over REST (and again on request), and that read is what shows.
+  const down = streamStatus === 'down';
+  const readBook = useBookReadOnce(selected?.id, tradable && down);
+  const book = down ? (readBook.book ?? liveBook) : (liveBook ?? readBook.book);
+  const resolvedLike = status === 'resolved';
+  const tradesHere = useTradesHere(eventSlug, signedIn && resolvedLike);
+  const settlements = useApi(signedIn && status === 'settled' ? '/api/me/settlements' : null, {
+    params: { query: { eventSlug, limit: 200 } },
+  });
+  const held = useMemo(
+    () =>
+      markPositions(
+        (portfolio.data?.data ?? []).filter((p) => p.eventSlug === eventSlug && p.quantity > 0),
+        options,
+      ),
+    [portfolio.data, eventSlug, options],
+  );
 
-  const onPlaced = useCallback(() => {
-    feed?.refresh();
-    reload();
-    onTrade();
-  }, [feed, reload, onTrade]);
-
-  if (!market.data) {
+  if (!data) {
     if (isNotFound(market.error)) return <NotFoundPage what="market" />;
     return (
       <div className="page">
@@ -295,13 +202,8 @@ export function MarketPage() {
       </div>
     );
   }
-  const data = market.data;
-  const held: Position[] = (positions.data?.data ?? []).filter(
-    (p) => p.eventSlug === data.slug && p.quantity > 0,
-  );
-  const liveBook = book.data?.optionId === selectedId ? book.data : undefined;
   // A trade here means a position held here, now or before: former holders may dispute too.
-  const hasTraded = (myTrades.data?.data.length ?? 0) > 0;
+  const hasTraded = (tradesHere.data?.data.length ?? 0) > 0;
 
   return (
     <div className="page market-page">
@@ -309,41 +211,38 @@ export function MarketPage() {
         <Link to="/">Markets</Link> <span aria-hidden="true">›</span>{' '}
         <Link to={`/?category=${encodeURIComponent(data.category)}`}>{titleCase(data.category)}</Link>
       </nav>
-      <header className="market-head">
-        <h1>{data.title}</h1>
-        <p className="market-meta">
-          <StatusTag status={data.status} />
-          <span>
-            {data.status === 'open' ? 'Closes' : 'Closed'} {formatDate(data.closedAt ?? data.closesAt)}
-          </span>
-          {data.resolutionSource ? <span>Resolves by: {data.resolutionSource}</span> : null}
-        </p>
-        {data.description ? <p className="description">{data.description}</p> : null}
-      </header>
+      <Header data={data} status={status} signedIn={signedIn} />
 
       <div className={`market-layout${tradable ? '' : ' market-done'}`}>
         <div className="market-main">
           <OptionsTable
             market={data}
-            selectedId={selectedId}
+            status={status}
+            selectedId={selected?.id}
             side={side}
-            book={liveBook}
+            books={books}
             onPick={(id, value) => {
               setOptionId(id);
               setSide(value);
+              // From a price straight to the number of shares: the order is then a few keys away.
+              requestAnimationFrame(() => sharesField.current?.focus());
             }}
           />
           <section className="card area-chart">
-            <PriceChart options={options} range={range} onRange={setRange} />
+            <Suspense fallback={<Loading label="Loading the chart…" />}>
+              <PriceChart options={options} range={range} onRange={setRange} />
+            </Suspense>
           </section>
           {tradable ? (
             <div className="area-book">
               <OrderBookView
-                book={liveBook}
-                error={book.error}
+                book={book}
+                error={readBook.error}
                 side={side}
                 onSide={setSide}
                 onPick={setPicked}
+                status={streamStatus}
+                onRefresh={readBook.refresh}
               />
             </div>
           ) : null}
@@ -356,43 +255,42 @@ export function MarketPage() {
             <div className="area-activity">
               <YourActivity
                 slug={data.slug}
-                version={version}
-                positions={positions}
-                trades={myTrades}
+                positions={held}
+                loaded={portfolio.data !== undefined}
+                positionsError={portfolio.error}
                 tradable={tradable}
+                tradesNow={resolvedLike}
               />
             </div>
           ) : null}
-          <div className="area-discussion">
-            <Discussion eventSlug={data.slug} />
-          </div>
+          <LazyDiscussion eventId={data.id} eventSlug={data.slug} />
         </div>
         <div className="market-side">
-          {selected && tradable ? (
-            <div className="area-ticket">
+          <div className="area-ticket">
+            {selected && tradable ? (
               <TradeTicket
                 market={data}
                 optionId={selected.id}
                 onOption={setOptionId}
                 side={side}
                 onSide={setSide}
-                book={liveBook}
+                book={book}
                 positions={held}
                 picked={picked}
-                onPlaced={onPlaced}
+                sharesField={sharesField}
               />
-            </div>
-          ) : (
-            <div className="area-ticket">
-              <OutcomePanel market={data} held={held}>
+            ) : (
+              <OutcomePanel
+                market={data}
+                status={status}
+                held={held}
+                settlements={signedIn ? { data: settlements.data?.data, error: settlements.error } : null}
+              >
                 <DisputeButton market={data} heldPosition={held.length > 0 || hasTraded} />
               </OutcomePanel>
-            </div>
-          )}
-          <div className="area-news">
-            <SponsorPanel slug={data.slug} />
-            <NewsPanel slug={data.slug} />
+            )}
           </div>
+          <MarketSide slug={data.slug} />
         </div>
       </div>
     </div>

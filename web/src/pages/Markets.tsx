@@ -2,10 +2,13 @@ import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { MarketCard } from '../components/MarketCard';
 import { PagedList } from '../components/Paged';
+import { Empty, Loaded } from '../components/Status';
+import { OPEN_MARKETS } from '../lib/catalogue';
 import { titleCase } from '../lib/format';
 import { useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
 
 const PAGE_SIZE = 24;
+const FEATURED = 6;
 const STATUSES = ['open', 'closed', 'resolved', 'settled'] as const;
 
 export function MarketsPage() {
@@ -19,21 +22,21 @@ export function MarketsPage() {
   const [draft, setDraft] = useState(q);
   useEffect(() => setDraft(q), [q]);
 
-  const catalogue = useApi('/api/events', { params: { query: { limit: 200 } } });
+  // One read of the open markets gives the categories, the featured row and the unfiltered list.
+  const catalogue = useApi('/api/events', OPEN_MARKETS);
   const categories = useMemo(
     () => [...new Set((catalogue.data?.data ?? []).map((market) => market.category))].sort(),
     [catalogue.data],
   );
-  const featured = useApi(filtered ? null : '/api/events', {
-    params: { query: { featured: '1', status: 'open', limit: 6 } },
-  });
+  const featured = (catalogue.data?.data ?? []).filter((market) => market.featured).slice(0, FEATURED);
   // "all", like any value that is not a status, lists every status.
   const listed = STATUSES.find((value) => value === status);
-  const list = usePagedApi('/api/events', {
+  const list = usePagedApi(filtered ? '/api/events' : null, {
     params: {
       query: { q: q || undefined, category: category || undefined, status: listed, limit: PAGE_SIZE },
     },
   });
+  const [shown, setShown] = useState(PAGE_SIZE);
 
   const update = (changes: Record<string, string>) => {
     const next = new URLSearchParams(params);
@@ -76,6 +79,11 @@ export function MarketsPage() {
         </Link>
       </div>
 
+      <p className="lede" data-testid="price-meaning">
+        A price is the crowd's chance in cents: a Yes share at 62¢ pays 100¢ if it happens and nothing if it
+        does not.
+      </p>
+
       <div className="filters">
         <fieldset className="chips">
           <legend className="visually-hidden">Category</legend>
@@ -116,11 +124,11 @@ export function MarketsPage() {
         </div>
       </div>
 
-      {!filtered && featured.data && featured.data.data.length > 0 ? (
+      {!filtered && featured.length > 0 ? (
         <section aria-labelledby="featured-heading">
           <h2 id="featured-heading">Featured</h2>
           <div className="grid featured">
-            {featured.data.data.map((market) => (
+            {featured.map((market) => (
               <MarketCard key={market.id} market={market} />
             ))}
           </div>
@@ -128,20 +136,55 @@ export function MarketsPage() {
       ) : null}
 
       <section aria-labelledby="all-heading">
-        <h2 id="all-heading">{q ? `Results for “${q}”` : category ? titleCase(category) : 'All markets'}</h2>
-        <PagedList
-          list={list}
-          empty="No markets match. Try another search or category."
-          more="Load more markets"
-        >
-          {(markets) => (
-            <div className="grid">
-              {markets.map((market) => (
-                <MarketCard key={market.id} market={market} />
-              ))}
-            </div>
-          )}
-        </PagedList>
+        <h2 id="all-heading">
+          {q
+            ? `Results for “${q}”`
+            : category
+              ? titleCase(category)
+              : filtered
+                ? `${titleCase(status)} markets`
+                : 'All open markets'}
+        </h2>
+        {filtered ? (
+          <PagedList
+            list={list}
+            empty="No markets match. Try another search or category."
+            more="Load more markets"
+          >
+            {(markets) => (
+              <div className="grid">
+                {markets.map((market) => (
+                  <MarketCard key={market.id} market={market} />
+                ))}
+              </div>
+            )}
+          </PagedList>
+        ) : (
+          <Loaded data={catalogue.data} error={catalogue.error} reload={catalogue.reload}>
+            {({ data }) =>
+              data.length === 0 ? (
+                <Empty>No market is open right now. Suggest one!</Empty>
+              ) : (
+                <>
+                  <div className="grid">
+                    {data.slice(0, shown).map((market) => (
+                      <MarketCard key={market.id} market={market} />
+                    ))}
+                  </div>
+                  {shown < data.length ? (
+                    <button
+                      type="button"
+                      className="button ghost load-more"
+                      onClick={() => setShown((count) => count + PAGE_SIZE)}
+                    >
+                      Load more markets
+                    </button>
+                  ) : null}
+                </>
+              )
+            }
+          </Loaded>
+        )}
       </section>
     </div>
   );

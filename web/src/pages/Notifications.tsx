@@ -1,21 +1,23 @@
+import { Link } from 'react-router';
 import { apiClient, typed } from '../api/client';
 import { useAuth } from '../auth';
-import { NOTIFICATIONS_CHANGED } from '../components/Layout';
 import { PagedList } from '../components/Paged';
 import { ErrorMessage, SignInPrompt } from '../components/Status';
+import { feedInit, setUnreadCount } from '../lib/account-live';
 import { timeAgo } from '../lib/format';
 import { useAction, useDocumentTitle, usePagedApi } from '../lib/hooks';
+import { notificationLink } from '../lib/notification-links';
 
 export function NotificationsPage() {
   useDocumentTitle('Notifications');
   const { signedIn } = useAuth();
-  const feed = usePagedApi(signedIn ? '/api/me/notifications' : null, { params: { query: { limit: 30 } } });
+  const feed = usePagedApi(signedIn ? '/api/me/notifications' : null, feedInit);
   const mark = useAction(async (body: { markAllRead: true } | { id: string }) => {
-    await typed(apiClient.POST('/api/me/notifications', { body }));
+    const answer = await typed(apiClient.POST('/api/me/notifications', { body }));
     feed.setItems((items) =>
       items.map((item) => ('markAllRead' in body || item.id === body.id ? { ...item, read: true } : item)),
     );
-    window.dispatchEvent(new Event(NOTIFICATIONS_CHANGED));
+    setUnreadCount(() => answer.unreadCount);
   });
   if (!signedIn) {
     return (
@@ -47,27 +49,49 @@ export function NotificationsPage() {
       >
         {(items) => (
           <ul className="plain notifications">
-            {items.map((item) => (
-              <li key={item.id} className={item.read ? 'card notification' : 'card notification unread'}>
-                <div>
-                  <h2 className="notification-title">
-                    {item.read ? null : <span className="visually-hidden">Unread: </span>}
-                    {item.title}
-                  </h2>
-                  <p>{item.body}</p>
-                  <span className="muted small">{timeAgo(item.createdAt)}</span>
-                </div>
-                {item.read ? null : (
-                  <button
-                    type="button"
-                    className="link-button"
-                    onClick={() => void mark.run({ id: item.id })}
-                  >
-                    Mark read<span className="visually-hidden">: {item.title}</span>
-                  </button>
-                )}
-              </li>
-            ))}
+            {items.map((item) => {
+              const link = notificationLink(item.type, item.data);
+              return (
+                <li
+                  key={item.id}
+                  className={item.read ? 'card notification' : 'card notification unread'}
+                  data-testid="notification"
+                >
+                  <div>
+                    <h2 className="notification-title">
+                      {item.read ? null : <span className="visually-hidden">Unread: </span>}
+                      {item.title}
+                    </h2>
+                    <p>{item.body}</p>
+                    <span className="muted small">{timeAgo(item.createdAt)}</span>
+                    {link ? (
+                      <>
+                        {' · '}
+                        <Link
+                          to={link.to}
+                          className="small"
+                          onClick={() => {
+                            if (!item.read) void mark.run({ id: item.id });
+                          }}
+                        >
+                          {link.label}
+                          <span className="visually-hidden">: {item.title}</span>
+                        </Link>
+                      </>
+                    ) : null}
+                  </div>
+                  {item.read ? null : (
+                    <button
+                      type="button"
+                      className="link-button"
+                      onClick={() => void mark.run({ id: item.id })}
+                    >
+                      Mark read<span className="visually-hidden">: {item.title}</span>
+                    </button>
+                  )}
+                </li>
+              );
+            })}
           </ul>
         )}
       </PagedList>

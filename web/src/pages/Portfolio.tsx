@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
+import { Link } from 'react-router';
 import { downloadTrades } from '../api/client';
 import type { Portfolio } from '../api/types';
 import { useAuth } from '../auth';
@@ -7,8 +8,9 @@ import { PagedList } from '../components/Paged';
 import { PositionsTable } from '../components/PositionsTable';
 import { Empty, ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
 import { TradesTable } from '../components/TradesTable';
+import { holdingsChanged, usePortfolio } from '../lib/account-live';
 import { formatCredits, formatSignedCredits, pnlClass } from '../lib/format';
-import { useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
+import { useAction, useDocumentTitle, usePagedApi } from '../lib/hooks';
 
 function Summary({ summary }: { summary: Portfolio['summary'] }) {
   const items = [
@@ -82,11 +84,12 @@ function TradeHistory() {
 
 export function PortfolioPage() {
   useDocumentTitle('Portfolio');
-  const { signedIn, refresh } = useAuth();
-  const portfolio = useApi(signedIn ? '/api/positions' : null);
+  const { signedIn } = useAuth();
+  const portfolio = usePortfolio(signedIn);
   const orders = usePagedApi(signedIn ? '/api/limit-orders' : null, {
     params: { query: { status: 'open', limit: 100 } },
   });
+  const ordersHeading = useRef<HTMLHeadingElement>(null);
 
   if (!signedIn) {
     return (
@@ -99,7 +102,17 @@ export function PortfolioPage() {
   const held = (portfolio.data?.data ?? []).filter((position) => position.quantity > 0);
   return (
     <div className="page">
-      <h1>Portfolio</h1>
+      <div className="page-head">
+        <h1>Portfolio</h1>
+        <nav aria-label="Your lists" className="actions">
+          <Link to="/watchlist" className="button small ghost">
+            Watchlist
+          </Link>
+          <Link to="/notes" className="button small ghost">
+            Trade notes
+          </Link>
+        </nav>
+      </div>
       <Loaded data={portfolio.data} error={portfolio.error} reload={portfolio.reload}>
         {(data) => <Summary summary={data.summary} />}
       </Loaded>
@@ -108,18 +121,20 @@ export function PortfolioPage() {
         {portfolio.data && held.length === 0 ? (
           <Empty>No open positions. Find a market and make your first trade.</Empty>
         ) : null}
-        {held.length > 0 ? <PositionsTable positions={held} onChanged={portfolio.reload} /> : null}
+        {held.length > 0 ? <PositionsTable positions={held} /> : null}
       </section>
       <section className="card" aria-labelledby="orders-heading">
-        <h2 id="orders-heading">Open orders</h2>
+        <h2 id="orders-heading" ref={ordersHeading} tabIndex={-1}>
+          Open orders
+        </h2>
         <PagedList list={orders} empty="No open orders.">
           {(items) => (
             <OpenOrdersTable
               orders={items}
               onCancelled={(order) => {
                 orders.setItems((all) => all.filter((item) => item.id !== order.id));
-                portfolio.reload();
-                refresh();
+                holdingsChanged();
+                ordersHeading.current?.focus();
               }}
             />
           )}

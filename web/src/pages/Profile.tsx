@@ -116,8 +116,10 @@ export function ProfilePage() {
                 <dd>{data.stats.winRateBps === null ? '—' : formatPercentBps(data.stats.winRateBps)}</dd>
               </div>
               <div className="stat">
-                <dt>Login streak</dt>
-                <dd>{formatCount(data.stats.currentStreak, 'day')}</dd>
+                <dt>Winning streak</dt>
+                <dd title="Settled positions won in a row, the latest first">
+                  {formatCount(data.stats.currentStreak, 'win')} in a row
+                </dd>
               </div>
             </dl>
             <section className="card" aria-labelledby="badges-heading">

@@ -118,7 +118,15 @@ export function SuggestionsPage() {
                     </div>
                     {s.rejectionReason ? <div>Reason: {s.rejectionReason}</div> : null}
                     {s.status === 'approved' && s.eventSlug ? (
-                      <div className="small">Being prepared as a market; it appears once it opens.</div>
+                      s.eventStatus === 'draft' ? (
+                        <div className="small">
+                          Being prepared as a market; it appears here once it opens.
+                        </div>
+                      ) : (
+                        <div className="small">
+                          It is a market now: <Link to={`/markets/${s.eventSlug}`}>open it</Link>
+                        </div>
+                      )
                     ) : null}
                   </div>
                   <span className={`status-pill ${s.status}`}>{STATUS_TEXT[s.status]}</span>

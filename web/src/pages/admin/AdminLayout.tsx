@@ -9,6 +9,7 @@ const SECTIONS = [
   { to: '/admin/reports', label: 'Reports' },
   { to: '/admin/suggestions', label: 'Suggestions' },
   { to: '/admin/tournaments', label: 'Tournaments' },
+  { to: '/admin/webhooks', label: 'Webhooks' },
   { to: '/admin/flags', label: 'Feature flags' },
   { to: '/admin/audit', label: 'Audit' },
 ];

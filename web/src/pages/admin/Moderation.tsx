@@ -109,7 +109,13 @@ export function AdminReportsPage() {
   );
 }
 
-function SuggestionReview({ suggestion, onDone }: { suggestion: Suggestion; onDone: () => void }) {
+function SuggestionReview({
+  suggestion,
+  onDone,
+}: {
+  suggestion: Suggestion;
+  onDone: (reviewed: Suggestion) => void;
+}) {
   const [reason, setReason] = useState('');
   const [closesAt, setClosesAt] = useState(() => localDateTime(suggestion.closesAt));
   return (
@@ -144,13 +150,14 @@ function SuggestionReview({ suggestion, onDone }: { suggestion: Suggestion; onDo
             </p>
           )}
           onConfirm={async () => {
-            await typed(
-              apiClient.POST('/api/admin/market-suggestions/{id}/approve', {
-                params: { path: { id: suggestion.id } },
-                body: { closesAt: new Date(closesAt).toISOString() },
-              }),
+            onDone(
+              await typed(
+                apiClient.POST('/api/admin/market-suggestions/{id}/approve', {
+                  params: { path: { id: suggestion.id } },
+                  body: { closesAt: new Date(closesAt).toISOString() },
+                }),
+              ),
             );
-            onDone();
           }}
         />
         <ConfirmButton
@@ -159,13 +166,14 @@ function SuggestionReview({ suggestion, onDone }: { suggestion: Suggestion; onDo
           disabled={!reason.trim()}
           describe={() => <p>The suggester is told: “{reason.trim()}”.</p>}
           onConfirm={async () => {
-            await typed(
-              apiClient.POST('/api/admin/market-suggestions/{id}/reject', {
-                params: { path: { id: suggestion.id } },
-                body: { reason: reason.trim() },
-              }),
+            onDone(
+              await typed(
+                apiClient.POST('/api/admin/market-suggestions/{id}/reject', {
+                  params: { path: { id: suggestion.id } },
+                  body: { reason: reason.trim() },
+                }),
+              ),
             );
-            onDone();
           }}
         />
       </div>
@@ -179,6 +187,8 @@ export function AdminSuggestionsPage() {
   const suggestions = usePagedApi('/api/admin/market-suggestions', {
     params: { query: { status: status || undefined } },
   });
+  // The last decision, with its link: an approved suggestion leaves the pending queue at once.
+  const [reviewed, setReviewed] = useState<Suggestion | null>(null);
   return (
     <section className="card" aria-labelledby="suggestion-heading">
       <QueueHeading
@@ -189,6 +199,19 @@ export function AdminSuggestionsPage() {
         allValue={''}
         onStatus={setStatus}
       />
+      {reviewed ? (
+        <p className="success" role="status" data-testid="suggestion-reviewed">
+          {reviewed.status === 'approved' && reviewed.eventId ? (
+            <>
+              Approved: “{reviewed.title}” is now a draft event.{' '}
+              <Link to={`/admin/events/${reviewed.eventId}`}>Open the draft</Link> to give its options house
+              liquidity and open it.
+            </>
+          ) : (
+            <>Rejected: “{reviewed.title}”. The suggester has been told why.</>
+          )}
+        </p>
+      ) : null}
       <PagedList list={suggestions} empty="No suggestions.">
         {(items) => (
           <ul className="plain rows">
@@ -203,14 +226,21 @@ export function AdminSuggestionsPage() {
                   {formatDate(s.createdAt)}
                 </p>
                 {s.description ? <p>{s.description}</p> : null}
-                {s.eventSlug ? (
+                {s.eventId ? (
                   <p>
-                    Draft event: <code>{s.eventSlug}</code> (find it under Events, status draft)
+                    Event made from it: <Link to={`/admin/events/${s.eventId}`}>{s.eventSlug}</Link> (
+                    {s.eventStatus})
                   </p>
                 ) : null}
                 {s.rejectionReason ? <p className="muted">Rejected: {s.rejectionReason}</p> : null}
                 {s.status === 'pending' ? (
-                  <SuggestionReview suggestion={s} onDone={suggestions.reload} />
+                  <SuggestionReview
+                    suggestion={s}
+                    onDone={(next) => {
+                      setReviewed(next);
+                      suggestions.reload();
+                    }}
+                  />
                 ) : null}
               </li>
             ))}

@@ -265,11 +265,21 @@ export function AdminFlagsPage() {
                     <td>
                       {flag.description}
                       {flag.blockedBy ? (
-                        <div className="muted small">Off regardless: {flag.blockedBy}</div>
+                        <div className="muted small">
+                          {flag.enabled ? 'Not in effect until then' : 'Stays off even when switched on'}:{' '}
+                          {flag.blockedBy}
+                        </div>
                       ) : null}
                     </td>
-                    <td>
-                      <StatusPill status={flag.effective ? 'on' : 'off'} />
+                    <td data-testid="flag-state">
+                      {flag.enabled === flag.effective ? (
+                        <StatusPill status={flag.effective ? 'on' : 'off'} />
+                      ) : (
+                        <>
+                          <StatusPill status="on" />
+                          <div className="muted small">switched on, not in effect</div>
+                        </>
+                      )}
                     </td>
                     <td>
                       <ConfirmButton

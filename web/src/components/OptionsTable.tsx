@@ -1,0 +1,122 @@
+import type { MarketDetail, OrderBook, Side } from '../api/types';
+import { formatCredits, formatPercentBps, formatPrice, titleCase } from '../lib/format';
+import { buyPrice, type ShownStatus } from '../lib/market';
+import { TableScroll } from './TableScroll';
+
+function Outcome({ resolution }: { resolution: 'YES' | 'NO' | 'VOID' }) {
+  return (
+    <span className={`tag outcome-${resolution.toLowerCase()}`}>
+      {resolution === 'VOID' ? 'Void' : `Resolved ${titleCase(resolution.toLowerCase())}`}
+    </span>
+  );
+}
+
+/**
+ * Each option's chance and the price a buy pays now, from the live books (the read's quote until a book arrives).
+ * A price the book does not have is never shown: no seller, no Buy price. Once trading has stopped, the outcome.
+ */
+export function OptionsTable({
+  market,
+  status,
+  selectedId,
+  side,
+  books,
+  onPick,
+}: {
+  market: MarketDetail;
+  status: ShownStatus;
+  selectedId: string | undefined;
+  side: Side;
+  books: Map<string, OrderBook>;
+  onPick: (optionId: string, side: Side) => void;
+}) {
+  const tradable = status === 'open';
+  return (
+    <section className="card area-options" aria-labelledby="options-heading">
+      <h2 id="options-heading">Options</h2>
+      <TableScroll label="Options table">
+        <table className="data options-table">
+          <thead>
+            <tr>
+              <th scope="col">Option</th>
+              <th scope="col">{tradable ? 'Chance' : 'Outcome'}</th>
+              {tradable ? <th scope="col">Buy</th> : null}
+              <th scope="col">Volume</th>
+            </tr>
+          </thead>
+          <tbody>
+            {market.options.map((option) => {
+              const live = books.get(option.id);
+              const quote = live
+                ? {
+                    bestAskCents: live.yes.asks[0]?.priceCents ?? null,
+                    bestBidCents: live.yes.bids[0]?.priceCents ?? null,
+                  }
+                : option;
+              return (
+                <tr
+                  key={option.id}
+                  data-testid="option-row"
+                  aria-current={option.id === selectedId ? 'true' : undefined}
+                >
+                  <th scope="row">{option.label}</th>
+                  <td data-testid="option-chance">
+                    {option.resolution ? (
+                      <Outcome resolution={option.resolution} />
+                    ) : tradable ? (
+                      option.lastYesPriceCents === null && option.houseLiquidityCents === 0 ? (
+                        <span className="muted">No trade yet</span>
+                      ) : option.lastYesPriceCents === null ? (
+                        <span className="muted" title="No trade yet: the house's starting price">
+                          {formatPercentBps(option.probabilityBps)} <span className="small">(start)</span>
+                        </span>
+                      ) : (
+                        formatPercentBps(option.probabilityBps)
+                      )
+                    ) : (
+                      <span className="muted">
+                        Awaiting result · last {formatPrice(option.lastYesPriceCents)}
+                      </span>
+                    )}
+                  </td>
+                  {tradable ? (
+                    <td className="buy-buttons">
+                      {(['YES', 'NO'] as const).map((value) => {
+                        const price = buyPrice({ ...option, ...quote }, value);
+                        return (
+                          <button
+                            key={value}
+                            type="button"
+                            data-testid={`buy-${value.toLowerCase()}`}
+                            className={`price-button ${value === 'YES' ? 'yes' : 'no'}`}
+                            aria-pressed={option.id === selectedId && side === value}
+                            onClick={() => onPick(option.id, value)}
+                          >
+                            {value === 'YES' ? 'Yes' : 'No'} {price === null ? 'none' : formatPrice(price)}
+                            <span className="visually-hidden">
+                              {' '}
+                              for {option.label}
+                              {price === null ? ': nobody is selling' : ''}
+                            </span>
+                          </button>
+                        );
+                      })}
+                    </td>
+                  ) : null}
+                  <td>{formatCredits(option.volumeCents)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </TableScroll>
+      {tradable ? (
+        <p className="muted small">
+          A price is what a share costs in cents, and the chance the market gives the outcome: a Yes share at
+          62¢ pays 100¢ if it happens. Buy prices are the best offers in the book right now; “none” means
+          nobody is selling.
+        </p>
+      ) : null}
+    </section>
+  );
+}
