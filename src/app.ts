@@ -29,6 +29,7 @@ import { swaggerOptions } from './openapi/document.js';
 import { authPlugin } from './platform/auth.js';
 import { acceptBodylessRequests } from './platform/bodies.js';
 import type { Config } from './platform/config.js';
+import { IdleConnections, trustedPeer } from './platform/connections.js';
 import { bindCursors } from './platform/cursors.js';
 import type { Database } from './platform/db/database.js';
 import { frameworkErrors, registerErrorHandling, ShuttingDownError } from './platform/errors.js';
@@ -61,7 +62,7 @@ const MAX_PARAM_LENGTH = 16_384;
 /** How long a closing server keeps reading requests already sent to it, answering them 503. */
 const CLOSE_DRAIN_MS = 250;
 /** The longest that pause lasts while requests keep coming in. */
-const CLOSE_DRAIN_LIMIT_MS = 5_000;
+const CLOSE_DRAIN_LIMIT_MS = 2_000;
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -111,16 +112,19 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   bindCursors(app);
   // JSON only (multipart where a route says so): any other body type is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
-  registerErrorHandling(app);
-  // Closing reaps only the keep-alive connections idle at that moment; a response finished afterwards tells its
-  // client to hang up, or its connection would hold the shutdown open until the keep-alive timeout. Before the
-  // reaping, a short pause lets the server read requests already sent on idle connections and answer them 503
-  // (which a client can safely retry) instead of resetting them unread (which leaves a POST in doubt).
-  // The pause lasts until no request has come in for CLOSE_DRAIN_MS (at most CLOSE_DRAIN_LIMIT_MS), so that a busy
-  // event loop that has not yet read what was sent gets to it first.
+  registerErrorHandling(app, { recentDatabaseCondition: () => database.recentCondition() });
+  // While closing, every request but a probe is answered 503 SHUTTING_DOWN with Retry-After (in a hook after the rate
+  // limit's, below; /readyz says it is shutting down, so a load balancer sends new requests elsewhere). Closing reaps only the keep-alive connections
+  // idle at that moment; a response finished afterwards tells its client to hang up, or its connection would hold
+  // the shutdown open until the keep-alive timeout. Before the reaping, a short pause lets the server read requests
+  // already sent on idle connections and answer them 503 (which a client can safely retry) instead of resetting them
+  // unread (which leaves a POST in doubt). The pause lasts until no request has come in for CLOSE_DRAIN_MS (at most
+  // CLOSE_DRAIN_LIMIT_MS, which bounds the shutdown under steady load), so that a busy event loop that has not yet
+  // read what was sent gets to it first. The server goes on accepting connections during the pause: closing the
+  // listening socket would reset, unanswered, the connections still waiting to be accepted.
   let closing = false;
   let lastRequestAt = 0;
-  // Every request the HTTP server reads, including those answered 503 while closing (before any hook runs).
+  // Every request the HTTP server reads, including those answered 503 while closing.
   app.server.on('request', () => {
     lastRequestAt = Date.now();
   });
@@ -135,9 +139,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       } while (Date.now() - lastRequestAt < CLOSE_DRAIN_MS && Date.now() < limit);
     }
   });
+  // One address keeps at most HTTP_MAX_IDLE_CONNECTIONS_PER_ADDRESS keep-alive connections idle; past that, an
+  // answer closes its connection (a trusted proxy's address excepted: it carries everyone's requests).
+  const idle = new IdleConnections(
+    app.server,
+    config.connections.idlePerAddress,
+    trustedPeer(config.trustProxy),
+  );
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (closing) reply.header('connection', 'close');
+    if (closing || idle.closeAfterResponse(request.raw.socket)) reply.header('connection', 'close');
   });
 
   // Infrastructure first, then the areas of the product.
@@ -190,6 +201,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     max: config.rateLimitMax,
     windowMs: config.rateLimitWindowMs,
     redis: deps.redis,
+    redisTimeoutMs: config.redisTimeoutMs,
     keyPrefix: config.redisKeyPrefix,
     metrics,
   });
@@ -215,6 +227,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(adminRoutes, { markets, audit: services.audit });
   await app.register(streamRoutes, {
     stream,
+    maxConnectionsPerAddress: config.connections.streamPerAddress,
     resolve: (token, address) => accounts.resolveCredential(token, address),
   });
   await app.register(gamificationModule, { gamification });

@@ -1,7 +1,8 @@
 import closeWithGrace from 'close-with-grace';
+import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './platform/config.js';
-import { connectRedis, openConfiguredDatabase } from './platform/runtime.js';
+import { connectRedis, DatabaseNotReachedError, openDatabaseWhenReachable } from './platform/runtime.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -15,27 +16,44 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  // Lost connections are told to the app's log once it exists, to stderr before.
+  // What happens before the app exists (waiting for the database) is logged as the app logs, in JSON lines.
+  const startupLog = pino({ level: config.logLevel });
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   const databaseLog = {
     warn(details: object, message: string) {
-      if (app) app.log.warn(details, message);
-      else process.stderr.write(`${message}\n`);
+      (app?.log ?? startupLog).warn(details, message);
     },
   };
-  const database = await openConfiguredDatabase(config, databaseLog);
-  const redis = connectRedis(config.redisUrl);
+  let database: Awaited<ReturnType<typeof openDatabaseWhenReachable>>;
+  try {
+    database = await openDatabaseWhenReachable(config, startupLog, databaseLog);
+  } catch (error) {
+    if (!(error instanceof DatabaseNotReachedError)) throw error;
+    startupLog.fatal(error.message);
+    process.stderr.write(`failed to start: ${error.message}\n`);
+    process.exit(1);
+  }
+  const redis = connectRedis(config.redisUrl, config.redisTimeoutMs);
   app = await buildApp({ config, database, redis });
 
-  // SIGINT/SIGTERM: stop accepting connections, let in-flight requests finish, then close the database.
-  closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'closing after an error');
-    else app.log.info({ signal }, 'shutting down');
-    await app.close();
-    await database.close();
-    redis?.disconnect();
-  });
-  app.addHook('onClose', async () => app.log.info('server closed'));
+  // SIGINT/SIGTERM: refuse new connections, answer what was sent 503 SHUTTING_DOWN, let in-flight requests finish,
+  // then close the database; past SHUTDOWN_TIMEOUT_MS the process exits 1 whatever is left.
+  const closing = app;
+  closeWithGrace(
+    {
+      delay: config.shutdownTimeoutMs,
+      onTimeout: (delay) =>
+        closing.log.error({ delay }, 'shutdown took longer than SHUTDOWN_TIMEOUT_MS; exiting'),
+    },
+    async ({ signal, err }) => {
+      if (err) closing.log.error({ err }, 'closing after an error');
+      else closing.log.info({ signal }, 'shutting down');
+      await closing.close();
+      await database.close();
+      redis?.disconnect();
+    },
+  );
+  app.addHook('onClose', async () => closing.log.info('server closed'));
 
   await app.listen({ host: config.host, port: config.port });
   app.log.info(

@@ -308,7 +308,9 @@ export function asyncapiDocument(publicUrl: string): Json {
         'change is published when its transaction commits, on every instance.\n\nLimits: at most 100 subscriptions ' +
         `per connection; channel names at most ${MAX_CHANNEL_LENGTH} characters (error \`CHANNEL_TOO_LONG\`); a ` +
         `client message over ${MAX_CLIENT_MESSAGE_BYTES} bytes closes the connection with code 1009 (message too ` +
-        'big); invalid credentials close it with 4401. Ids are strings everywhere.',
+        'big); invalid credentials close it with 4401. One address holds at most `STREAM_MAX_CONNECTIONS_PER_ADDRESS` ' +
+        '(100) connections: the handshake of one more is answered HTTP 429 `TOO_MANY_CONNECTIONS` with ' +
+        '`Retry-After`. Ids are strings everywhere.',
     },
     servers: {
       exchange: {

@@ -14,7 +14,13 @@ const COMMON: Record<number, string[]> = {
   413: ['PAYLOAD_TOO_LARGE'],
   415: ['UNSUPPORTED_MEDIA_TYPE'],
   429: ['RATE_LIMITED'],
-  503: ['DATABASE_UNAVAILABLE', 'SHUTTING_DOWN'],
+  503: [
+    'DATABASE_UNAVAILABLE',
+    'DATABASE_READ_ONLY',
+    'DATABASE_DISK_FULL',
+    'DATABASE_OVERLOADED',
+    'SHUTTING_DOWN',
+  ],
 };
 
 /** A body that is not the JSON it claims to be; only requests that may carry one. */

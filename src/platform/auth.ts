@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { isDatabaseUnavailable } from './db/types.js';
 import { AccountSuspendedError, ForbiddenError, UnauthenticatedError } from './errors.js';
 
 export type Role = 'user' | 'admin';
@@ -23,6 +24,11 @@ declare module 'fastify' {
     user: AuthUser | null;
     /** True when an Authorization header was sent but did not identify anyone. */
     badCredentials: boolean;
+    /**
+     * The database could not check the credentials (out of reach, read-only, full): the request is answered with
+     * that 503 once the rate limit has counted it, so the answer carries the RateLimit headers like any other.
+     */
+    credentialCheckFailure: unknown;
   }
   interface FastifyInstance {
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -59,11 +65,19 @@ export const authPlugin = fp<{ resolve: CredentialResolver }>(
   async (app: FastifyInstance, { resolve }) => {
     app.decorateRequest('user', null);
     app.decorateRequest('badCredentials', false);
+    app.decorateRequest('credentialCheckFailure', null);
 
     app.addHook('onRequest', async (request) => {
       const token = bearerOf(request);
       if (token === null) return;
-      const user = token.length > 0 && token.length <= 200 ? await resolve(token, request.ip) : null;
+      let user: AuthUser | null = null;
+      try {
+        user = token.length > 0 && token.length <= 200 ? await resolve(token, request.ip) : null;
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        request.credentialCheckFailure = error;
+        return;
+      }
       if (user) request.user = user;
       else request.badCredentials = true;
     });

@@ -12,11 +12,17 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   databaseUrl: string | null;
   dataDir: string;
-  /** Bounds of every wait on PostgreSQL (milliseconds; 0 = none). */
-  database: { poolSize: number; timeouts: DatabaseTimeouts };
+  /** Bounds of every wait on PostgreSQL (milliseconds; 0 = none), and how long start-up waits for it. */
+  database: { poolSize: number; timeouts: DatabaseTimeouts; startupTimeoutMs: number };
   maxQueuedOrdersPerOption: number;
   redisUrl: string | null;
   redisKeyPrefix: string;
+  /** The longest a request waits for Redis before it counts its rate limit in the instance's memory. */
+  redisTimeoutMs: number;
+  /** The longest a graceful shutdown may take before the process exits anyway (with code 1). */
+  shutdownTimeoutMs: number;
+  /** What one address may hold open: WebSocket connections, and idle keep-alive HTTP connections. */
+  connections: { streamPerAddress: number; idlePerAddress: number };
   publicUrl: string;
   adminEmail: string | null;
   startingBalanceCents: number;
@@ -194,6 +200,12 @@ export function loadConfig(env: Env = process.env): Config {
     maxQueuedOrdersPerOption: int(env, 'MAX_QUEUED_ORDERS_PER_OPTION', 1000, 1, 1_000_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: raw(env, 'REDIS_KEY_PREFIX') ?? 'pmx:',
+    redisTimeoutMs: int(env, 'REDIS_TIMEOUT_MS', 100, 5, 10_000),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 1_000, 600_000),
+    connections: {
+      streamPerAddress: int(env, 'STREAM_MAX_CONNECTIONS_PER_ADDRESS', 100, 1, 1_000_000),
+      idlePerAddress: int(env, 'HTTP_MAX_IDLE_CONNECTIONS_PER_ADDRESS', 64, 1, 1_000_000),
+    },
     publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,
     adminEmail,
     startingBalanceCents: int(env, 'STARTING_BALANCE_CENTS', 100_000, 0, 1_000_000_000),
@@ -244,7 +256,11 @@ function databaseConfig(env: Env): Config['database'] {
   if (timeouts.statementMs > 0 && (timeouts.lockMs === 0 || timeouts.lockMs >= timeouts.statementMs)) {
     throw new ConfigError('DATABASE_LOCK_TIMEOUT_MS', 'must be set below DATABASE_STATEMENT_TIMEOUT_MS');
   }
-  return { poolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000), timeouts };
+  return {
+    poolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    timeouts,
+    startupTimeoutMs: int(env, 'DATABASE_STARTUP_TIMEOUT_MS', 60_000, 0, 3_600_000),
+  };
 }
 
 /** A provider key without its provider's address is a deployment mistake worth stopping for. */

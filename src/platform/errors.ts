@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { isDatabaseUnavailable } from './db/types.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type DatabaseCondition, databaseCondition } from './db/types.js';
 
 /** Every failure the API reports is one of these; status and code are decided here and nowhere else. */
 export class AppError extends Error {
@@ -128,6 +128,53 @@ export class DatabaseUnavailableError extends ServiceUnavailableError {
   }
 }
 
+export class DatabaseReadOnlyError extends ServiceUnavailableError {
+  constructor() {
+    super(
+      'DATABASE_READ_ONLY',
+      'The database takes no writes at the moment (read-only, or failing over); nothing was written, retry shortly',
+      2,
+    );
+  }
+}
+
+export class DatabaseDiskFullError extends ServiceUnavailableError {
+  constructor() {
+    super(
+      'DATABASE_DISK_FULL',
+      'The database has run out of disk space; nothing was written, retry later',
+      5,
+    );
+  }
+}
+
+export class DatabaseOverloadedError extends ServiceUnavailableError {
+  constructor() {
+    super('DATABASE_OVERLOADED', 'The database has run out of memory or connections; retry shortly', 1);
+  }
+}
+
+/** The answer to a statement that failed for the database's reasons, by what those reasons are. */
+export function databaseConditionError(condition: DatabaseCondition): ServiceUnavailableError {
+  switch (condition) {
+    case 'read_only':
+      return new DatabaseReadOnlyError();
+    case 'disk_full':
+      return new DatabaseDiskFullError();
+    case 'overloaded':
+      return new DatabaseOverloadedError();
+    default:
+      return new DatabaseUnavailableError();
+  }
+}
+
+/** One address holds as many connections of a kind as it may. */
+export class TooManyConnectionsError extends AppError {
+  constructor(what: string, limit: number, retryAfterSeconds: number) {
+    super(429, 'TOO_MANY_CONNECTIONS', `At most ${limit} ${what} per address`, { limit, retryAfterSeconds });
+  }
+}
+
 interface ErrorBody {
   error: string;
   code: string;
@@ -153,8 +200,8 @@ function fieldsOf(error: FastifyError): FieldProblem[] {
 
 /** Maps anything thrown in the app to the JSON error model; internals never leave the process. */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
-  if (!(error instanceof AppError) && isDatabaseUnavailable(error))
-    return toErrorResponse(new DatabaseUnavailableError());
+  const condition = error instanceof AppError ? null : databaseCondition(error);
+  if (condition) return toErrorResponse(databaseConditionError(condition));
   if (error instanceof AppError) {
     const body: ErrorBody = { error: error.message, code: error.code };
     if (error.details !== undefined) body.details = error.details;
@@ -244,16 +291,44 @@ export function frameworkErrors(error: FastifyError, _request: unknown, reply: F
     .send({ error: `Invalid request path: ${error.message}`, code: 'VALIDATION_FAILED', details: [] });
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler(async (error, request, reply) => {
+export interface ErrorHandlingOptions {
+  /** The condition the database's last failed statement met, if recent (see GuardedPool). */
+  recentDatabaseCondition?: () => DatabaseCondition | null;
+}
+
+/**
+ * The order pipeline answers every database failure of a batch with the generic DATABASE_UNAVAILABLE; the pool saw
+ * the statement fail a moment earlier and knows whether the database was read-only, full or overloaded.
+ */
+function refined(error: unknown, options: ErrorHandlingOptions): unknown {
+  if (!(error instanceof DatabaseUnavailableError)) return error;
+  const condition = options.recentDatabaseCondition?.();
+  return condition && condition !== 'unavailable' ? databaseConditionError(condition) : error;
+}
+
+/**
+ * Expected refusals (a 503 with a code: the database unavailable, read-only or full, a busy option, a full queue, a
+ * feature off, the server closing) are warnings without a stack; anything else past 500 is an error with its stack.
+ */
+function logFailure(request: FastifyRequest, error: unknown, status: number, code: string): void {
+  if (status < 500) return;
+  if (status === 503) {
+    const cause = error instanceof AppError ? undefined : (error as { message?: unknown } | null)?.message;
+    request.log.warn({ code, ...(typeof cause === 'string' ? { cause } : {}) }, 'service unavailable');
+  } else request.log.error({ err: error }, 'request failed');
+}
+
+export function registerErrorHandling(app: FastifyInstance, options: ErrorHandlingOptions = {}): void {
+  app.setErrorHandler(async (thrown, request, reply) => {
+    const error = refined(thrown, options);
     const { status, body } = toErrorResponse(error);
     if (status === 413 && (await discardBody(request.raw))) reply.removeHeader('connection');
-    if (status === 503 && body.code === 'DATABASE_UNAVAILABLE')
-      request.log.warn({ err: error }, 'database unavailable');
-    else if (status >= 500) request.log.error({ err: error }, 'request failed');
-    if (status === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', 60);
+    logFailure(request, error, status, body.code);
     const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+    const unset = reply.getHeader('retry-after') === undefined;
     if (status === 503) reply.header('retry-after', typeof retryAfter === 'number' ? retryAfter : 1);
+    else if (status === 429 && unset)
+      reply.header('retry-after', typeof retryAfter === 'number' ? retryAfter : 60);
     return reply.status(status).send(body);
   });
 }

@@ -30,7 +30,7 @@ const errorDescriptions: Record<number, string> = {
   413: 'Body too large (PAYLOAD_TOO_LARGE)',
   415: 'Unsupported media type (UNSUPPORTED_MEDIA_TYPE)',
   429: 'Rate limited (RATE_LIMITED); see Retry-After',
-  503: 'Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED)',
+  503: 'Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED)',
 };
 
 /** Error responses for a route's OpenAPI entry. */

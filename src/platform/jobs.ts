@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { isDatabaseUnavailable } from './db/types.js';
+import { databaseCondition } from './db/types.js';
 import type { Metrics } from './metrics.js';
 
 /**
@@ -53,10 +53,15 @@ export class JobRunner {
             const handled = await job();
             this.metrics.jobRuns.inc({ job: name, outcome: handled > 0 ? 'worked' : 'idle' });
           } catch (err) {
-            // A failed run is retried on the next tick; the database out of reach is a fault it survives.
+            // A failed run is retried on the next tick; the database out of reach, read-only or full is a fault it
+            // survives (a warning without a stack), anything else an error.
             this.metrics.jobRuns.inc({ job: name, outcome: 'failed' });
-            if (isDatabaseUnavailable(err))
-              this.log.warn({ err, job: name }, 'job failed: database unavailable');
+            const condition = databaseCondition(err);
+            if (condition)
+              this.log.warn(
+                { job: name, condition, cause: (err as Error).message },
+                'job failed: the database cannot serve it now',
+              );
             else this.log.error({ err, job: name }, 'job failed');
           } finally {
             busy = false;

@@ -10,6 +10,8 @@ export interface RateLimitOptions {
   max: number;
   windowMs: number;
   redis: Redis | null;
+  /** The longest a request waits for Redis before it counts in this instance's memory. */
+  redisTimeoutMs: number;
   keyPrefix: string;
   metrics: Metrics;
 }
@@ -32,12 +34,94 @@ const require = createRequire(import.meta.url);
 const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as StoreCtor;
 const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as StoreCtor;
 
+/** How often an open circuit asks Redis whether it answers again. */
+const PROBE_INTERVAL_MS = 1_000;
+/** Unanswered probes after which the connection is given up and opened anew (a stalled connection may never answer). */
+const PROBES_BEFORE_RECONNECT = 3;
+
 /**
- * Redis is an accelerator, never a single point of failure: the counters live in Redis while it answers and in
- * this instance's memory while it does not (unreachable, or no answer within ioredis' `commandTimeout`). The switch
- * is logged once per outage and every request counted locally is counted in `/metrics`.
+ * Whether requests ask Redis at all. Closed, they ask it and wait at most `timeoutMs` for its answer. A request that
+ * Redis fails or does not answer in time opens the circuit: from then on requests count in the instance's memory
+ * without asking, and a probe (PING) asks Redis every second in the background, reconnecting after three
+ * unanswered probes; the first answered probe closes the circuit. So a stalled Redis delays only the requests in
+ * flight when it stalls, by at most `timeoutMs`. While the client is not connected at all, requests count locally
+ * without opening the circuit: the client reconnects by itself.
  */
-function sharedOrLocalStore(redis: Redis, nameSpace: string, onLocal: () => void): FastifyRateLimitStoreCtor {
+export class RedisCircuit {
+  private open = false;
+  private probe: NodeJS.Timeout | null = null;
+  private unanswered = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    readonly timeoutMs: number,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  get usable(): boolean {
+    return !this.open && this.redis.status === 'ready';
+  }
+
+  /** Stops asking Redis after a failure or a wait past `timeoutMs`. */
+  trip(why: string): void {
+    if (this.open) return;
+    this.open = true;
+    this.log.warn(
+      { why, timeoutMs: this.timeoutMs },
+      'Redis did not answer; rate limits count in this instance until it answers again',
+    );
+    this.scheduleProbe();
+  }
+
+  stop(): void {
+    if (this.probe) clearTimeout(this.probe);
+    this.probe = null;
+  }
+
+  private scheduleProbe(): void {
+    this.probe = setTimeout(() => void this.runProbe(), PROBE_INTERVAL_MS);
+    this.probe.unref();
+  }
+
+  private async runProbe(): Promise<void> {
+    if (await answersWithin(this.redis.ping(), this.timeoutMs)) {
+      this.open = false;
+      this.unanswered = 0;
+      this.log.info('Redis answers again; rate limits count in Redis again');
+      return;
+    }
+    this.unanswered += 1;
+    if (this.unanswered % PROBES_BEFORE_RECONNECT === 0 && this.redis.status === 'ready')
+      this.redis.disconnect(true);
+    this.scheduleProbe();
+  }
+}
+
+async function answersWithin(reply: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([reply.then(() => true as const), late]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Redis is an accelerator, never a single point of failure and never a delay: the counters live in Redis while it
+ * answers within the circuit's bound, and in this instance's memory otherwise (unreachable, failing, or stalled).
+ * Every request counted locally is counted in `/metrics`.
+ */
+function sharedOrLocalStore(
+  circuit: RedisCircuit,
+  redis: Redis,
+  nameSpace: string,
+  onLocal: () => void,
+): FastifyRateLimitStoreCtor {
   class SharedOrLocal {
     constructor(
       private readonly shared: Store,
@@ -45,17 +129,26 @@ function sharedOrLocalStore(redis: Redis, nameSpace: string, onLocal: () => void
     ) {}
 
     incr: Incr = (key, done, window, max) => {
-      if (redis.status !== 'ready') {
+      const countLocally = () => {
         onLocal();
         this.local.incr(key, done, window, max);
-        return;
-      }
+      };
+      if (!circuit.usable) return countLocally();
+      let settled = false;
+      const deadline = setTimeout(() => {
+        settled = true;
+        circuit.trip(`no answer within ${circuit.timeoutMs} ms`);
+        countLocally();
+      }, circuit.timeoutMs);
       this.shared.incr(
         key,
         (error, result) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(deadline);
           if (!error) return done(null, result);
-          onLocal();
-          this.local.incr(key, done, window, max);
+          circuit.trip(error.message);
+          countLocally();
         },
         window,
         max,
@@ -82,18 +175,17 @@ function watchRedis(redis: Redis, log: FastifyBaseLogger, metrics: Metrics): () 
   let local = false;
   redis.on('error', (err: Error) => {
     if (!local)
-      log.warn({ err }, 'Redis is unreachable; rate limits count in this instance until it is back');
+      log.warn(
+        { cause: err.message },
+        'Redis is unreachable; rate limits count in this instance until it is back',
+      );
     local = true;
   });
   redis.on('ready', () => {
     if (local) log.info('Redis is back; rate limits count in Redis again');
     local = false;
   });
-  return () => {
-    metrics.rateLimitFallbacks.inc();
-    if (!local) log.warn('Redis did not answer; rate limits count in this instance until it is back');
-    local = true;
-  };
+  return () => metrics.rateLimitFallbacks.inc();
 }
 
 /**
@@ -111,15 +203,18 @@ export function rateLimitKey(request: FastifyRequest): string {
 export const rateLimitPlugin = fp<RateLimitOptions>(
   async (app: FastifyInstance, options) => {
     const { redis } = options;
+    const circuit = redis ? new RedisCircuit(redis, options.redisTimeoutMs, app.log) : null;
+    app.addHook('onClose', async () => circuit?.stop());
     await app.register(rateLimit, {
       global: false,
       max: options.max,
       timeWindow: options.windowMs,
       hook: 'onRequest',
       enableDraftSpec: true,
-      ...(redis
+      ...(redis && circuit
         ? {
             store: sharedOrLocalStore(
+              circuit,
               redis,
               `${options.keyPrefix}ratelimit:`,
               watchRedis(redis, app.log, options.metrics),
@@ -134,8 +229,8 @@ export const rateLimitPlugin = fp<RateLimitOptions>(
     // that says `config: { rateLimit: false }` (the web app's files) is not counted.
     const limit = app.rateLimit();
     app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.config?.rateLimit === false) return;
-      await limit.call(app, request, reply);
+      if (request.routeOptions.config?.rateLimit !== false) await limit.call(app, request, reply);
+      if (request.credentialCheckFailure) throw request.credentialCheckFailure;
     });
   },
   { name: 'rate-limit', dependencies: ['auth'] },

@@ -16,8 +16,12 @@ describe('configuration', () => {
       database: {
         poolSize: 10,
         timeouts: { acquireMs: 2000, statementMs: 5000, lockMs: 2000, idleInTransactionMs: 10000 },
+        startupTimeoutMs: 60000,
       },
       maxQueuedOrdersPerOption: 1000,
+      redisTimeoutMs: 100,
+      shutdownTimeoutMs: 10000,
+      connections: { streamPerAddress: 100, idlePerAddress: 64 },
     });
   });
 
@@ -37,6 +41,11 @@ describe('configuration', () => {
     ['MAX_QUEUED_ORDERS_PER_OPTION', '0'],
     ['AUTH_CACHE_TTL_MS', '-1'],
     ['AUTH_CACHE_TTL_MS', '600000'],
+    ['DATABASE_STARTUP_TIMEOUT_MS', 'soon'],
+    ['REDIS_TIMEOUT_MS', '0'],
+    ['SHUTDOWN_TIMEOUT_MS', '10'],
+    ['STREAM_MAX_CONNECTIONS_PER_ADDRESS', '0'],
+    ['HTTP_MAX_IDLE_CONNECTIONS_PER_ADDRESS', '-3'],
   ])('stops on %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrowError(name);

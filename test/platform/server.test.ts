@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/lib/harness.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -36,6 +37,29 @@ describe('the server process', () => {
     expect(await exitOf(child)).toBe(78);
     expect(output()).toContain('PORT');
   });
+
+  it('waits for PostgreSQL with back-off, logging each try, then exits 1 saying why', async () => {
+    // A port nothing listens on: every connection is refused.
+    const port = await freePort();
+    const started = Date.now();
+    const { child, output } = startServer({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/exchange`,
+      DATABASE_STARTUP_TIMEOUT_MS: '1500',
+      LOG_LEVEL: 'warn',
+    });
+    expect(await exitOf(child)).toBe(1);
+    const waitedMs = Date.now() - started;
+    const tries = output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"waiting for the database"'));
+    // Back-off 250, 500, 1000 ms: three tries logged within 1.5 s, then the verdict.
+    expect(tries.length).toBeGreaterThanOrEqual(2);
+    expect(tries[0]).toContain(`127.0.0.1:${port}/exchange`);
+    expect(tries[0]).toContain('ECONNREFUSED');
+    expect(output()).toMatch(/the database at 127\.0\.0\.1:\d+\/exchange could not be reached in \d+ s/);
+    expect(output()).toContain('DATABASE_STARTUP_TIMEOUT_MS');
+    expect(waitedMs).toBeLessThan(15_000);
+  }, 30_000);
 
   it('starts on the embedded database, answers, and shuts down cleanly on SIGTERM', async () => {
     const port = String(20000 + Math.floor(Math.random() * 20000));

@@ -32,6 +32,7 @@ interface Outcome {
   endedAt: number;
   status: number | null;
   body: unknown;
+  retryAfter: string | null;
   error: string | null;
 }
 
@@ -111,6 +112,7 @@ describe('graceful shutdown under load', () => {
           endedAt: 0,
           status: null,
           body: null,
+          retryAfter: null,
           error: null,
         };
         try {
@@ -133,6 +135,7 @@ describe('graceful shutdown under load', () => {
               });
           outcome.status = response.status;
           outcome.body = response.body;
+          outcome.retryAfter = (response.headers['retry-after'] as string | undefined) ?? null;
         } catch (error) {
           outcome.error = (error as { code?: string }).code ?? String(error);
         }
@@ -187,6 +190,11 @@ describe('graceful shutdown under load', () => {
     expect(inFlight.filter((o) => o.status === null).map((o) => `${o.id}: ${o.error}`)).toEqual([]);
     expect(unfinished.map((o) => o.id)).toEqual([]);
     for (const outcome of ours) expect(outcome.status, outcome.id).toBeLessThan(500);
+    // Refused in the documented shape, with the wait.
+    for (const outcome of outcomes.filter(refused)) {
+      expect(outcome.body, outcome.id).toMatchObject({ error: expect.any(String) });
+      expect(Number(outcome.retryAfter), outcome.id).toBeGreaterThan(0);
+    }
 
     // Every order the server acknowledged is in the database; an order request the server never read placed
     // nothing, so the client can send it again. And the ledger balances.

@@ -2100,7 +2100,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database answers and the server is not shutting down */
+        /**
+         * The instance can take orders
+         * @description 200 when this instance can take orders: the database answers and takes writes. 503 otherwise,
+         *     with the reason: the database out of reach, read-only or a standby (a read-only primary is not ready), out of disk
+         *     space or of memory or connections (seen in the last half second), or the instance shutting down. Never rate limited.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -3579,7 +3584,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3591,7 +3596,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -3702,7 +3707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3714,7 +3719,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -3877,7 +3882,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3889,7 +3894,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -3984,7 +3989,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3996,7 +4001,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -4155,7 +4160,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4167,7 +4172,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -4273,7 +4278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4285,7 +4290,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -4452,7 +4457,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4464,7 +4469,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -4615,7 +4620,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4627,7 +4632,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY";
                     };
                 };
             };
@@ -4773,7 +4778,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4785,7 +4790,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -4919,7 +4924,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4931,7 +4936,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -5100,7 +5105,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5112,7 +5117,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -5218,7 +5223,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5230,7 +5235,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -5375,7 +5380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5387,7 +5392,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -5523,7 +5528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5535,7 +5540,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -5686,7 +5691,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5698,7 +5703,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -5861,7 +5866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5873,7 +5878,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -6034,7 +6039,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6046,7 +6051,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY";
                     };
                 };
             };
@@ -6197,7 +6202,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6209,7 +6214,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY";
                     };
                 };
             };
@@ -6350,7 +6355,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6362,7 +6367,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -6525,7 +6530,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6537,7 +6542,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -6671,7 +6676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6683,7 +6688,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -6758,7 +6763,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6770,7 +6775,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -6912,7 +6917,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6924,7 +6929,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -7019,7 +7024,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7031,7 +7036,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -7191,7 +7196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7203,7 +7208,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -7360,7 +7365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7372,7 +7377,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -7467,7 +7472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7479,7 +7484,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -7640,7 +7645,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7652,7 +7657,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -7809,7 +7814,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7821,7 +7826,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -7997,7 +8002,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8009,7 +8014,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -8105,7 +8110,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8117,7 +8122,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -8224,7 +8229,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8236,7 +8241,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -8352,7 +8357,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8364,7 +8369,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -8437,7 +8442,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8449,7 +8454,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -8562,7 +8567,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8574,7 +8579,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -8649,7 +8654,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8661,7 +8666,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -8756,7 +8761,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8768,7 +8773,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -8960,7 +8965,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8972,7 +8977,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -9077,7 +9082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9089,7 +9094,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -9254,7 +9259,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9266,7 +9271,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -9400,7 +9405,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9412,7 +9417,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -9621,7 +9626,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9633,7 +9638,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
                     };
                 };
             };
@@ -9818,7 +9823,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9830,7 +9835,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
                     };
                 };
             };
@@ -9964,7 +9969,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9976,7 +9981,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
                     };
                 };
             };
@@ -10070,7 +10075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10082,7 +10087,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED";
                     };
                 };
             };
@@ -10159,7 +10164,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10171,7 +10176,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "PROVIDER_NOT_CONFIGURED";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "PROVIDER_NOT_CONFIGURED";
                     };
                 };
             };
@@ -10286,7 +10291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10298,7 +10303,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED" | "PROVIDER_NOT_CONFIGURED";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED" | "PROVIDER_NOT_CONFIGURED";
                     };
                 };
             };
@@ -10366,7 +10371,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10378,7 +10383,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -10755,7 +10760,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10767,7 +10772,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -10844,7 +10849,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10856,7 +10861,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -10937,7 +10942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10949,7 +10954,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -11042,7 +11047,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11054,7 +11059,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -11139,7 +11144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11151,7 +11156,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -11232,7 +11237,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11244,7 +11249,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -11298,7 +11303,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11310,7 +11315,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -11478,7 +11483,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11490,7 +11495,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -11624,7 +11629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11636,7 +11641,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -11696,7 +11701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11708,7 +11713,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -11805,7 +11810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11817,7 +11822,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -11987,7 +11992,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11999,7 +12004,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
                     };
                 };
             };
@@ -12150,7 +12155,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12162,7 +12167,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
                     };
                 };
             };
@@ -12257,7 +12262,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12269,7 +12274,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -12418,7 +12423,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12430,7 +12435,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -12505,7 +12510,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12517,7 +12522,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -12656,7 +12661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12668,7 +12673,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -12802,7 +12807,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12814,7 +12819,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -12943,7 +12948,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12955,7 +12960,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -13028,7 +13033,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13040,7 +13045,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -13138,7 +13143,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13150,7 +13155,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -13244,7 +13249,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13256,7 +13261,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -13350,7 +13355,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13362,7 +13367,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -13458,7 +13463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13470,7 +13475,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -13617,7 +13622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13629,7 +13634,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -13757,7 +13762,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13769,7 +13774,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -13859,7 +13864,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13871,7 +13876,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -13944,7 +13949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13956,7 +13961,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -14096,7 +14101,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14108,7 +14113,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -14181,7 +14186,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14193,7 +14198,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -14285,7 +14290,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14297,7 +14302,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -14431,7 +14436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14443,7 +14448,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -14539,7 +14544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14551,7 +14556,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -14624,7 +14629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14636,7 +14641,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -14748,7 +14753,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14760,7 +14765,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -14903,7 +14908,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14915,7 +14920,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -15049,7 +15054,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15061,7 +15066,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -15134,7 +15139,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15146,7 +15151,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -15221,7 +15226,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15233,7 +15238,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -15370,7 +15375,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15382,7 +15387,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -15516,7 +15521,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15528,7 +15533,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -15640,7 +15645,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15652,7 +15657,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -15725,7 +15730,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15737,7 +15742,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -15819,7 +15824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15831,7 +15836,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -15913,7 +15918,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15925,7 +15930,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -16001,7 +16006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16013,7 +16018,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -16085,7 +16090,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16097,7 +16102,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -16170,7 +16175,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16182,7 +16187,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -16340,7 +16345,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16352,7 +16357,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
                     };
                 };
             };
@@ -16434,7 +16439,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16446,7 +16451,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -16587,7 +16592,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16599,7 +16604,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -16675,7 +16680,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16687,7 +16692,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -16821,7 +16826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16833,7 +16838,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -16915,7 +16920,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16927,7 +16932,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -17070,7 +17075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17082,7 +17087,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -17224,7 +17229,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17236,7 +17241,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -17394,7 +17399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17406,7 +17411,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -17471,7 +17476,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17483,7 +17488,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -17549,7 +17554,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17561,7 +17566,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -17636,7 +17641,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17648,7 +17653,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -17803,7 +17808,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17815,7 +17820,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -17912,7 +17917,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17924,7 +17929,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -18094,7 +18099,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18106,7 +18111,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
                     };
                 };
             };
@@ -18175,7 +18180,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18187,7 +18192,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -18263,7 +18268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18275,7 +18280,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -18369,7 +18374,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18381,7 +18386,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -18550,7 +18555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18562,7 +18567,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -18696,7 +18701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18708,7 +18713,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -18832,7 +18837,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18844,7 +18849,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "FEATURE_DISABLED" | "PROVIDER_NOT_CONFIGURED";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "FEATURE_DISABLED" | "PROVIDER_NOT_CONFIGURED";
                     };
                 };
             };
@@ -18866,12 +18871,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description `postgres` or `pglite` */
                         database?: string;
-                        status: string;
+                        /** @description Why the instance is not ready: the database out of reach (`unavailable`), taking no writes (`read_only`: read-only or a standby), out of disk space (`disk_full`) or of memory or connections (`overloaded`), or this instance closing (`shutting_down`) */
+                        reason?: "unavailable" | "read_only" | "disk_full" | "overloaded" | "shutting_down";
+                        status: "ok" | "ready" | "unavailable";
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -18880,7 +18888,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -18902,8 +18910,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description `postgres` or `pglite` */
                         database?: string;
-                        status: string;
+                        /** @description Why the instance is not ready: the database out of reach (`unavailable`), taking no writes (`read_only`: read-only or a standby), out of disk space (`disk_full`) or of memory or connections (`overloaded`), or this instance closing (`shutting_down`) */
+                        reason?: "unavailable" | "read_only" | "disk_full" | "overloaded" | "shutting_down";
+                        status: "ok" | "ready" | "unavailable";
                     };
                 };
             };
@@ -18915,8 +18926,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description `postgres` or `pglite` */
                         database?: string;
-                        status: string;
+                        /** @description Why the instance is not ready: the database out of reach (`unavailable`), taking no writes (`read_only`: read-only or a standby), out of disk space (`disk_full`) or of memory or connections (`overloaded`), or this instance closing (`shutting_down`) */
+                        reason?: "unavailable" | "read_only" | "disk_full" | "overloaded" | "shutting_down";
+                        status: "ok" | "ready" | "unavailable";
                     };
                 };
             };

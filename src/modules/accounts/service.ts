@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { API_KEY_PREFIX, type AuthUser, hashSecret, newSecret, SESSION_PREFIX } from '../../platform/auth.js';
 import type { Database } from '../../platform/db/database.js';
 import type { DB, UserRow } from '../../platform/db/schema.js';
-import { isUniqueViolation, type Tx } from '../../platform/db/types.js';
+import { isDatabaseUnavailable, isUniqueViolation, type Tx } from '../../platform/db/types.js';
 import {
   ConflictError,
   InvalidCredentialsError,
@@ -336,7 +336,13 @@ export class AccountsService implements CredentialChanges {
     if (found.lastUsedAt && now - found.lastUsedAt.getTime() < KEY_USE_INTERVAL_MS) return;
     // Moved forward before the write, so concurrent requests with the same cached credential write once.
     found.lastUsedAt = new Date(now);
-    await this.accounts.touchCredential(this.db, found.user.credential, KEY_USE_INTERVAL_MS, address);
+    // Bookkeeping: a database that takes no writes at the moment (read-only, full) must not fail a read. The use is
+    // recorded next time.
+    await this.accounts
+      .touchCredential(this.db, found.user.credential, KEY_USE_INTERVAL_MS, address)
+      .catch((error: unknown) => {
+        if (!isDatabaseUnavailable(error)) throw error;
+      });
   }
 
   /** Promotes `ADMIN_EMAIL` at start. */

@@ -1,7 +1,9 @@
 import websocket from '@fastify/websocket';
 import type { FastifyPluginAsync } from 'fastify';
 import type { CredentialResolver } from '../../platform/auth.js';
+import { AddressBudget } from '../../platform/connections.js';
 import { isDatabaseUnavailable } from '../../platform/db/types.js';
+import { TooManyConnectionsError } from '../../platform/errors.js';
 import { StreamClient } from './hub.js';
 import { StreamError, type StreamService } from './service.js';
 
@@ -10,6 +12,8 @@ const MAX_SUBSCRIPTIONS = 100;
 export const MAX_CLIENT_MESSAGE_BYTES = 4096;
 /** The longest channel name (`book:<optionId>` and the like are far shorter). */
 export const MAX_CHANNEL_LENGTH = 64;
+/** How long a client refused for holding too many connections is asked to wait. */
+const TOO_MANY_RETRY_AFTER_SECONDS = 10;
 
 const DESCRIPTION = `WebSocket. Connect with \`Authorization: Bearer <key>\` or \`?token=<key>\` (needed only for the user
 channel), then send JSON messages:
@@ -34,8 +38,10 @@ channel then gets a fresh \`snapshot\` (replace the book you hold with it, whate
 
 Errors come as \`{"type":"error","code":...,"error":...}\`. At most ${MAX_SUBSCRIPTIONS} subscriptions per connection;
 channel names are at most ${MAX_CHANNEL_LENGTH} characters; a client message over ${MAX_CLIENT_MESSAGE_BYTES} bytes
-closes the connection with code 1009. Ids are strings. Changes are published when they commit, on every instance.
-The AsyncAPI 3 document at \`/api/asyncapi.json\` describes every channel and message.`;
+closes the connection with code 1009. One address may hold at most \`STREAM_MAX_CONNECTIONS_PER_ADDRESS\` (100)
+stream connections at once (behind a trusted proxy, each forwarded client address); the handshake of one more is
+answered \`429 TOO_MANY_CONNECTIONS\` with \`Retry-After\`. Ids are strings. Changes are published when they
+commit, on every instance. The AsyncAPI 3 document at \`/api/asyncapi.json\` describes every channel and message.`;
 
 interface ClientMessage {
   op?: unknown;
@@ -45,13 +51,29 @@ interface ClientMessage {
 export const streamRoutes: FastifyPluginAsync<{
   stream: StreamService;
   resolve: CredentialResolver;
-}> = async (app, { stream, resolve }) => {
+  /** The most stream connections one client address may hold at once. */
+  maxConnectionsPerAddress: number;
+}> = async (app, { stream, resolve, maxConnectionsPerAddress }) => {
   await app.register(websocket, { options: { maxPayload: MAX_CLIENT_MESSAGE_BYTES } });
+  const connections = new AddressBudget(maxConnectionsPerAddress);
 
   app.get(
     '/api/stream',
     {
       websocket: true,
+      // Counted before the handshake, so one more connection is refused with a plain 429 the client can read; the
+      // count is given back when the connection closes, however it ends.
+      onRequest: async (request) => {
+        if (request.headers.upgrade?.toLowerCase() !== 'websocket') return;
+        const address = request.ip;
+        if (!connections.take(address))
+          throw new TooManyConnectionsError(
+            'stream connections',
+            connections.limit,
+            TOO_MANY_RETRY_AFTER_SECONDS,
+          );
+        request.raw.socket.once('close', () => connections.give(address));
+      },
       schema: {
         tags: ['Market data'],
         summary: 'Live order book, trades and your orders (WebSocket)',

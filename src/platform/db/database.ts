@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely';
 import pg from 'pg';
 import {
   connectionSettings,
@@ -13,14 +13,21 @@ import {
 } from './pool.js';
 import { preparingRepeatedStatements } from './prepared.js';
 import type { DB } from './schema.js';
+import { type DatabaseCondition, databaseCondition } from './types.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
 export interface Database {
   readonly db: Kysely<DB>;
   readonly kind: DatabaseKind;
-  /** True when the database answers a trivial query. */
-  ping(): Promise<boolean>;
+  /**
+   * What stops the database from serving reads and writes now, or null when nothing does: out of reach, a
+   * read-only session or a standby, or a condition a statement met within the last half second (disk full, out of memory
+   * or connections).
+   */
+  check(): Promise<DatabaseCondition | null>;
+  /** The condition the last failed statement met, if it failed within the last half second. */
+  recentCondition(): DatabaseCondition | null;
   /**
    * Calls `handler` with the payload of every NOTIFY on `channel`, delivered after the notifying transaction
    * commits, from any process on the same database. Returns a function that stops listening.
@@ -35,13 +42,29 @@ export interface Database {
   close(): Promise<void>;
 }
 
-async function ping(db: Kysely<DB>): Promise<boolean> {
+async function ping(db: Kysely<DB>): Promise<DatabaseCondition | null> {
   try {
     await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
-    return true;
-  } catch {
-    return false;
+    return null;
+  } catch (error) {
+    return databaseCondition(error) ?? 'unavailable';
   }
+}
+
+/**
+ * A read-only session or a standby is not ready: it would refuse every order. A lock or statement timeout a
+ * request met (`unavailable` with the database answering) is that request's, not the database's.
+ */
+async function checkPostgres(db: Kysely<DB>, pool: GuardedPool): Promise<DatabaseCondition | null> {
+  try {
+    const { rows } = await sql<{ read_only: boolean }>`
+      SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' AS read_only`.execute(db);
+    if (rows[0]?.read_only) return 'read_only';
+  } catch (error) {
+    return databaseCondition(error) ?? 'unavailable';
+  }
+  const recent = pool.recentCondition();
+  return recent === 'unavailable' ? null : recent;
 }
 
 const INT8_OID = 20;
@@ -150,12 +173,18 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       maxStatements: 500,
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepared }) });
-    await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
+    try {
+      await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
+    } catch (error) {
+      await db.destroy().catch(() => {});
+      throw error;
+    }
     const url = options.url;
     return {
       db,
       kind: 'postgres',
-      ping: () => ping(db),
+      check: () => checkPostgres(db, pool),
+      recentCondition: () => pool.recentCondition(),
       listen: (channel, handler, onGap) => listenOnPostgres({ url, timeouts, log }, channel, handler, onGap),
       close: () => db.destroy(),
     };
@@ -173,7 +202,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return {
     db,
     kind: 'pglite',
-    ping: () => ping(db),
+    check: () => ping(db),
+    recentCondition: () => null,
     listen: (channel, handler) => pool.listen(channel, handler),
     close: () => db.destroy(),
   };

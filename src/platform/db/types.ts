@@ -12,31 +12,55 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 }
 
 /**
- * True when a statement failed because the database is out of reach or would not wait (connection lost or
- * refused, the server shutting down, a lock or statement timeout): retrying at once cannot help.
+ * Why the database cannot serve a statement now, when the reason is the database's and not the request's:
+ * - `unavailable`: out of reach or would not wait (connection lost, refused or timed out, the server shutting down
+ *   or starting up, a lock or statement timeout, a transaction ended for idling);
+ * - `read_only`: it takes no writes (`default_transaction_read_only`, or a hot standby not yet promoted, including
+ *   a query cancelled by a conflict with recovery);
+ * - `disk_full`: it has run out of disk space (53100);
+ * - `overloaded`: it has run out of memory, connections or another resource (the rest of class 53).
+ */
+export type DatabaseCondition = 'unavailable' | 'read_only' | 'disk_full' | 'overloaded';
+
+const UNAVAILABLE_CODES = new Set([
+  '25P03',
+  '55P03',
+  '57014',
+  '57P01',
+  '57P02',
+  '57P03',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|not queryable|timeout exceeded when trying to connect|no answer from the database/i;
+
+/** The condition a failed statement reveals, or null when the failure is the request's own (or a bug). */
+export function databaseCondition(error: unknown): DatabaseCondition | null {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = typeof e?.message === 'string' ? e.message : '';
+  if (code === '25006' || (code === '40001' && /conflict with recovery/i.test(message))) return 'read_only';
+  if (code === '53100') return 'disk_full';
+  if (code.startsWith('53')) return 'overloaded';
+  if (code.startsWith('08') || UNAVAILABLE_CODES.has(code) || UNAVAILABLE_MESSAGE.test(message))
+    return 'unavailable';
+  return null;
+}
+
+/**
+ * True when a statement failed for a reason of the database's, not the request's (any `DatabaseCondition`):
+ * retrying at once cannot help, and the request is answered 503 with `Retry-After`.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string } | null;
-  const code = e?.code ?? '';
-  return (
-    code.startsWith('08') ||
-    [
-      '25P03',
-      '55P03',
-      '57014',
-      '57P01',
-      '57P02',
-      '57P03',
-      '53300',
-      'ECONNREFUSED',
-      'ECONNRESET',
-      'EPIPE',
-      'ETIMEDOUT',
-    ].includes(code) ||
-    /Connection terminated|not queryable|timeout exceeded when trying to connect|no answer from the database/i.test(
-      e?.message ?? '',
-    )
-  );
+  return databaseCondition(error) !== null;
 }
 
 /** True when a statement gave up waiting for a lock (`lock_timeout`, Postgres 55P03). */
