@@ -112,7 +112,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   bindCursors(app);
   // JSON only (multipart where a route says so): any other body type is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
-  registerErrorHandling(app, { recentDatabaseCondition: () => database.recentCondition() });
+  registerErrorHandling(app);
   // While closing, every request but a probe is answered 503 SHUTTING_DOWN with Retry-After (in a hook after the rate
   // limit's, below; /readyz says it is shutting down, so a load balancer sends new requests elsewhere). Closing reaps only the keep-alive connections
   // idle at that moment; a response finished afterwards tells its client to hang up, or its connection would hold

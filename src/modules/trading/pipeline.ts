@@ -14,9 +14,9 @@ import { positionKey } from '../../exchange/execution.js';
 import type { OrderState } from '../../exchange/orders.js';
 import { EMPTY_POSITION, type PositionState } from '../../exchange/positions.js';
 import type { DB } from '../../platform/db/schema.js';
-import { isDatabaseUnavailable, isLockTimeout, isUniqueViolation, type Tx } from '../../platform/db/types.js';
+import { databaseCondition, isLockTimeout, isUniqueViolation, type Tx } from '../../platform/db/types.js';
 import {
-  DatabaseUnavailableError,
+  databaseConditionError,
   InsufficientFundsError,
   NotFoundError,
   type ServiceUnavailableError,
@@ -672,10 +672,11 @@ function optionChanges(market: LockedMarket, decision: Decision) {
   });
 }
 
-/** The 503 a request gets when the database is out of reach or would not wait; null for any other failure. */
+/** The 503 a request gets when the database cannot serve it or would not wait; null for any other failure. */
 function unavailableError(error: unknown): ServiceUnavailableError | null {
   if (isLockTimeout(error)) return new OptionBusyError();
-  if (isDatabaseUnavailable(error)) return new DatabaseUnavailableError();
+  const condition = databaseCondition(error);
+  if (condition) return databaseConditionError(condition);
   return null;
 }
 
