@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import {
   closeTwoInstances,
   createTwoInstances,
@@ -118,6 +119,20 @@ describe('an exclusive event', () => {
     await a.app.listen({ port: 0, host: '127.0.0.1' });
     const url = `ws://127.0.0.1:${(a.app.server.address() as AddressInfo).port}/api/stream`;
     const followers = await Promise.all(event.options.map((o) => Follower.open(url, `book:${o.id}`)));
+    const snapshot = await new Promise<Record<string, unknown>>((resolve) => {
+      const socket = new WebSocket(url);
+      socket.once('open', () =>
+        socket.send(JSON.stringify({ op: 'subscribe', channel: `book:${event.options[1]!.id}` })),
+      );
+      socket.on('message', (raw) => {
+        const message = JSON.parse(String(raw));
+        if (message.type === 'snapshot') {
+          socket.close();
+          resolve(message);
+        }
+      });
+    });
+    expect(snapshot).toMatchObject({ exclusive: true, eventId: event.id });
     const before = await Promise.all(event.options.map((o) => book(b.app, o.id)));
 
     const trader = await newUser(b.app);

@@ -9539,7 +9539,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9551,7 +9551,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -10589,7 +10589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, OPTION_BUSY, ORDER_QUEUE_FULL, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10601,7 +10601,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "DATABASE_UNAVAILABLE" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
                     };
                 };
             };
