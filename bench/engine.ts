@@ -18,6 +18,9 @@ const { matchOrder } = (await import(
 const { OrderBook, toLadder } = (await import(
   new URL('../dist/exchange/order-book.js', import.meta.url).href
 )) as typeof import('../src/exchange/order-book.js');
+const { House } = (await import(
+  new URL('../dist/exchange/house.js', import.meta.url).href
+)) as typeof import('../src/exchange/house.js');
 const { EMPTY_POSITION } = (await import(
   new URL('../dist/exchange/positions.js', import.meta.url).href
 )) as typeof import('../src/exchange/positions.js');
@@ -98,6 +101,8 @@ function runPeer(orders: Order[]): number {
 function runDecision(orders: Order[]): number {
   const state: BookState = { book: new OrderBook(), orders: new Map() };
   const amm: AmmState = { liquidityCents: 100_000, offset: 0, yesShares: 0, noShares: 0 };
+  const books = new Map([[1, state]]);
+  const house = House.ofOption(1, amm);
   const now = new Date();
   const started = process.hrtime.bigint();
   for (let at = 0; at < orders.length; at += 32) {
@@ -105,16 +110,17 @@ function runDecision(orders: Order[]): number {
     const holdings: Holdings = { cash: new Map(), positions: new Map() };
     for (const o of batch) {
       holdings.cash.set(o.id % 1000, 1_000_000_000);
-      holdings.positions.set(positionKey(o.id % 1000, 'YES'), EMPTY_POSITION);
+      holdings.positions.set(positionKey(o.id % 1000, 1, 'YES'), EMPTY_POSITION);
     }
     decide(
-      state,
-      { optionId: 1, closed: null, amm, feeBps: 0, now },
+      books,
+      { closed: null, conversionsClosed: null, house, exclusive: null, feeBps: 0, now },
       holdings,
       batch.map((o) => ({
         type: 'place' as const,
         order: {
           id: o.id,
+          optionId: 1,
           userId: o.id % 1000,
           kind: 'limit' as const,
           side: o.buy ? ('YES' as const) : ('NO' as const),

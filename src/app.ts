@@ -20,6 +20,7 @@ import { notificationsRoutes } from './modules/notifications/routes.js';
 import { profileModule } from './modules/profile/module.js';
 import { socialModule } from './modules/social/module.js';
 import { streamRoutes } from './modules/stream/routes.js';
+import { conversionRoutes } from './modules/trading/conversion-routes.js';
 import { tradingRoutes } from './modules/trading/routes.js';
 import { webApp } from './modules/web/plugin.js';
 import { webhooksRoutes } from './modules/webhooks/module.js';
@@ -111,7 +112,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   bindCursors(app);
   // JSON only (multipart where a route says so): any other body type is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
-  registerErrorHandling(app, { recentDatabaseCondition: () => database.recentCondition() });
+  registerErrorHandling(app);
   // While closing, every request but a probe is answered 503 SHUTTING_DOWN with Retry-After (in a hook after the rate
   // limit's, below; /readyz says it is shutting down, so a load balancer sends new requests elsewhere). Closing reaps only the keep-alive connections
   // idle at that moment; a response finished afterwards tells its client to hang up, or its connection would hold
@@ -185,9 +186,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onClose', () => services.stopListening());
   app.addHook('onSend', async (request) => marketReads.afterResponse(request.method));
   const { gamification, profile, social, competitions, flags, integrations, webhooks, automation } = services;
-  if (config.seedDemo && database.kind === 'pglite' && (await markets.isEmpty())) {
+  if (config.seedDemo && database.kind === 'pglite' && (await markets.catalogue.isEmpty())) {
     const loaded = await seedDemo({
-      markets,
+      markets: markets.editing,
       accounts,
       discussion: social.discussion,
       tournaments: competitions.tournaments,
@@ -220,7 +221,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(accountsRoutes, { accounts });
   await app.register(notificationsRoutes, { notifications });
   await app.register(marketsRoutes, { markets, reads: marketReads });
-  await app.register(tradingRoutes, { trading, markets });
+  await app.register(tradingRoutes, { trading, markets: markets.catalogue });
+  await app.register(conversionRoutes, { trading });
   await app.register(marketDataRoutes, { data: services.marketData, reads: marketReads });
   await app.register(adminRoutes, { markets, audit: services.audit });
   await app.register(streamRoutes, {

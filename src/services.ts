@@ -11,10 +11,8 @@ import { AuditRepository } from './modules/ledger/audit.js';
 import { LedgerRepository } from './modules/ledger/repository.js';
 import { MarketDataRepository } from './modules/market-data/repository.js';
 import { MarketDataService } from './modules/market-data/service.js';
-import { DisputesRepository } from './modules/markets/disputes-repository.js';
+import { createMarkets } from './modules/markets/module.js';
 import { MarketReadCache } from './modules/markets/read-cache.js';
-import { MarketsRepository } from './modules/markets/repository.js';
-import { MarketsService } from './modules/markets/service.js';
 import { NotificationsRepository } from './modules/notifications/repository.js';
 import { NotificationsService } from './modules/notifications/service.js';
 import { createProfile } from './modules/profile/module.js';
@@ -53,27 +51,32 @@ export async function createServices({ config, database, log, metrics }: Service
   const notifications = new NotificationsService(db, new NotificationsRepository());
   const tradingRepository = new TradingRepository();
   const trading = new TradingService(db, tradingRepository, ledger, config, { log, metrics });
-  const markets = new MarketsService(
-    db,
-    new MarketsRepository(),
-    new DisputesRepository(),
-    trading,
-    ledger,
-    notifications,
-    config,
-  );
+  const markets = createMarkets({ db, trading, ledger, notifications, settings: config });
   jobs.register('expire-orders', () => trading.expireDueOrders());
-  jobs.register('close-events', () => markets.closeDueEvents());
-  jobs.register('settle-events', () => markets.settleDueEvents());
+  jobs.register('close-events', () => markets.lifecycle.closeDueEvents());
+  jobs.register('settle-events', () => markets.lifecycle.settleDueEvents());
   const stream = new StreamService(database, new StreamRepository(), new StreamHub(), log);
   stream.attach(trading);
-  const marketReads = new MarketReadCache(markets, database, log, config.readCacheMaxMb);
+  const marketReads = new MarketReadCache(
+    markets.catalogue,
+    markets.changes,
+    database,
+    log,
+    config.readCacheMaxMb,
+  );
   marketReads.attach(trading);
   const marketData = new MarketDataService(db, new MarketDataRepository(), tradingRepository, ledger);
   marketData.attach(trading);
   const gamification = createGamification({ db, ledger, notifications, jobs, settings: config });
   const profile = createProfile({ db, notifications, config });
-  const social = createSocial({ db, markets, notifications, profile, gamification, credentials: accounts });
+  const social = createSocial({
+    db,
+    markets: markets.editing,
+    notifications,
+    profile,
+    gamification,
+    credentials: accounts,
+  });
   stream.attachDiscussion(social.discussionEvents);
   stream.attachNotifications(notifications);
   const competitions = createCompetitions({ db, ledger, notifications, social, accounts, jobs });
@@ -86,6 +89,7 @@ export async function createServices({ config, database, log, metrics }: Service
   const automation = createAutomation({
     db,
     trading,
+    prices: markets.catalogue,
     notifications,
     outbox: webhooks.outbox,
     flags,

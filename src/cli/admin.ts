@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import type { Outcome } from '../exchange/positions.js';
 import { demoCatalogue, seedDemo } from '../modules/markets/demo.js';
-import type { NewEventInput } from '../modules/markets/service.js';
+import type { NewEventInput } from '../modules/markets/editing.js';
 import { loadConfig } from '../platform/config.js';
 import { AppError } from '../platform/errors.js';
 import { createMetrics } from '../platform/metrics.js';
@@ -36,7 +36,7 @@ const print = (value: unknown): void => {
 };
 
 async function outcomesFor(eventRef: string, pairs: string[]) {
-  const event = await markets.adminView(await markets.findEventIdBySlugOrId(eventRef));
+  const event = await markets.catalogue.adminView(await markets.catalogue.findEventIdBySlugOrId(eventRef));
   return pairs.map((pair) => {
     const [ref, outcome] = pair.split('=');
     const option = event.options.find((o) => o.id === ref || o.label.toLowerCase() === ref?.toLowerCase());
@@ -49,13 +49,13 @@ async function outcomesFor(eventRef: string, pairs: string[]) {
 /** The same living demo as the first start of an empty embedded database, once. */
 async function loadDemo(): Promise<number> {
   const first = demoCatalogue()[0]?.slug ?? '';
-  const loaded = await markets.findEventIdBySlugOrId(first).then(
+  const loaded = await markets.catalogue.findEventIdBySlugOrId(first).then(
     () => true,
     () => false,
   );
   if (loaded) throw new Error(`the demo is already loaded (market ${first} exists)`);
   return seedDemo({
-    markets,
+    markets: markets.editing,
     accounts,
     discussion: services.social.discussion,
     tournaments: services.competitions.tournaments,
@@ -64,38 +64,40 @@ async function loadDemo(): Promise<number> {
 
 async function run(args: string[]): Promise<void> {
   const [command, ...rest] = args;
-  const event = async () => markets.findEventIdBySlugOrId(rest[0] ?? '');
+  const event = async () => markets.catalogue.findEventIdBySlugOrId(rest[0] ?? '');
   switch (command) {
     case 'events':
-      return print((await markets.adminList(200, undefined, rest[0])).data);
+      return print((await markets.catalogue.adminList(200, undefined, rest[0])).data);
     case 'show':
-      return print(await markets.adminView(await event()));
+      return print(await markets.catalogue.adminView(await event()));
     case 'create-event': {
       const source = rest[0] ?? '';
       const text = source.trim().startsWith('{') ? source : readFileSync(source, 'utf8');
-      return print(await markets.createEvent(JSON.parse(text) as NewEventInput));
+      return print(await markets.editing.createEvent(JSON.parse(text) as NewEventInput));
     }
     case 'open':
-      return print(await markets.openEvent(await event()));
+      return print(await markets.lifecycle.openEvent(await event()));
     case 'close':
-      return print(await markets.closeEvent(await event()));
+      return print(await markets.lifecycle.closeEvent(await event()));
     case 'resolve':
       return print(
-        await markets.resolveEvent(await event(), await outcomesFor(rest[0] ?? '', rest.slice(1))),
+        await markets.lifecycle.resolveEvent(await event(), await outcomesFor(rest[0] ?? '', rest.slice(1))),
       );
     case 'settle':
-      return print(await markets.settleEvent(await event()));
+      return print(await markets.lifecycle.settleEvent(await event()));
     case 'disputes':
-      return print((await markets.listDisputes((rest[0] as 'pending' | undefined) ?? null, 200)).data);
+      return print(
+        (await markets.disputes.listDisputes((rest[0] as 'pending' | undefined) ?? null, 200)).data,
+      );
     case 'decide-dispute': {
       const [id, decision, ...more] = rest;
       const noteAt = more.indexOf('--note');
       const note = noteAt >= 0 ? more[noteAt + 1] : undefined;
       const pairs = more.filter((_, i) => noteAt < 0 || (i !== noteAt && i !== noteAt + 1));
-      const dispute = (await markets.listDisputes(null, 200)).data.find((d) => d.id === id);
+      const dispute = (await markets.disputes.listDisputes(null, 200)).data.find((d) => d.id === id);
       if (!dispute) throw new Error(`no dispute ${id}`);
       return print(
-        await markets.decideDispute(null, Number(id), {
+        await markets.disputes.decideDispute(null, Number(id), {
           decision: decision as 'upheld' | 'rejected',
           note,
           outcomes: pairs.length ? await outcomesFor(dispute.eventId, pairs) : undefined,

@@ -1,19 +1,30 @@
+import {
+  type ConversionKind,
+  type ConversionLeg,
+  type ConversionRequest,
+  conversionNeeds,
+  type PoolState,
+  planConversion,
+} from './conversions.js';
 import { executeMatch, positionKey, type TradeRecord } from './execution.js';
+import { apportion, type House } from './house.js';
 import { houseMoves, type LadderLevel, type LevelKey, ladderLevels, levelKey } from './ladder.js';
 import type { JournalEntry, Posting } from './ledger.js';
 import type { AmmState } from './lmsr.js';
 import { type FillKind, type MatchResult, matchOrder, takerStatus } from './matching.js';
-import { type Action, feeCents, type Side } from './money.js';
+import { type Action, feeCents, PAYOUT_CENTS, type Side } from './money.js';
 import { type OrderBook, toLadder } from './order-book.js';
 import { type EndReason, type OrderKind, type OrderState, restingOf } from './orders.js';
 import { applyPositionChange, NO_CHANGE, type PositionChange, type PositionState } from './positions.js';
 
 /**
- * The one decision of the exchange: what a list of instructions (orders placed, cancelled, expired, a market
- * closed) does to one option's book. It is given the book, the house maker, and what the takers hold, and returns
+ * The one decision of the exchange: what a list of instructions (orders placed, cancelled, expired, a market closed,
+ * shares converted) does to a market: one independent option, or every option of an exclusive event, whose one house
+ * maker ties their books together. It is given the books, the house maker, and what the takers hold, and returns
  * everything the instructions change: orders in their final state, fills, trades, ledger entries, position changes,
- * the option's totals, the ladder levels touched as they now stand, and a verdict per instruction (placed, ended,
- * or refused with its reason). No I/O; the instructions are decided in the order given, each as if it came alone.
+ * each option's totals and house inventory, the ladder levels touched as they now stand, and a verdict per
+ * instruction (placed, ended, converted, or refused with its reason). No I/O; the instructions are decided in the
+ * order given, each as if it came alone.
  */
 
 /** The resting orders of one option: the order book and the state of each order on it. */
@@ -22,17 +33,29 @@ export interface BookState {
   orders: Map<number, OrderState>;
 }
 
+/** What an exclusive event adds to its market: its options in order, its conversion pool and last prices. */
+export interface ExclusiveState {
+  eventId: number;
+  optionIds: number[];
+  pool: PoolState;
+  /** Each option's last traded YES price: the reference of conversions when the event has no house maker. */
+  lastYesPrices: Map<number, number | null>;
+}
+
 export interface MarketState {
-  optionId: number;
   /** Null when the market takes orders; else why it does not (its state, or "past its closing time"). */
   closed: string | null;
+  /** Null unless conversions are open (an exclusive event before its resolution); else why they are not. */
+  conversionsClosed: string | null;
   /** The house maker; advanced by the fills it takes part in. */
-  amm: AmmState | null;
+  house: House | null;
+  /** Present for an exclusive event. */
+  exclusive: ExclusiveState | null;
   feeBps: number;
   now: Date;
 }
 
-/** What the takers hold, read under lock: the cash of every buyer, both positions of every seller (positionKey). */
+/** What the takers hold, read under lock: the cash of every buyer, the positions of every seller (positionKey). */
 export interface Holdings {
   cash: Map<number, number>;
   positions: Map<string, PositionState>;
@@ -41,6 +64,7 @@ export interface Holdings {
 export interface NewOrder {
   /** Taken from the orders' sequence before the decision. */
   id: number;
+  optionId: number;
   userId: number;
   kind: OrderKind;
   side: Side;
@@ -53,17 +77,31 @@ export interface NewOrder {
 
 export type Instruction =
   | { type: 'place'; order: NewOrder }
-  | { type: 'cancel'; orderId: number; userId: number }
+  | { type: 'cancel'; optionId: number; orderId: number; userId: number }
   /** Its time is up (the caller read its expiry); it ends if it still rests. */
-  | { type: 'expire'; orderId: number }
-  | { type: 'close' };
+  | { type: 'expire'; optionId: number; orderId: number }
+  /** Every resting order of the market ends, and the house stops quoting. */
+  | { type: 'close' }
+  | { type: 'convert'; id: number; request: ConversionRequest };
 
 export type Refusal =
   | { code: 'MARKET_CLOSED'; state: string }
   | { code: 'INSUFFICIENT_FUNDS'; neededCents: number; availableCents: number }
   | { code: 'INSUFFICIENT_SHARES'; needed: number; available: number }
   | { code: 'NO_LIQUIDITY' }
-  | { code: 'ORDER_NOT_OPEN' };
+  | { code: 'ORDER_NOT_OPEN' }
+  | { code: 'INVALID_CONVERSION'; reason: string };
+
+export interface Conversion {
+  id: number;
+  userId: number;
+  kind: ConversionKind;
+  quantity: number;
+  /** convert: the options whose NO was given. */
+  optionIds: number[];
+  cashCents: number;
+  legs: ConversionLeg[];
+}
 
 export type Verdict =
   | {
@@ -77,10 +115,12 @@ export type Verdict =
       selfTradeCancelled: OrderState[];
     }
   | { type: 'ended'; reason: 'cancelled' | 'expired' | 'market_closed'; orders: OrderState[] }
+  | { type: 'converted'; conversion: Conversion }
   | { type: 'unchanged' }
   | { type: 'refused'; refusal: Refusal };
 
 export interface DecidedFill {
+  optionId: number;
   takerOrderId: number;
   makerOrderId: number | null;
   yesPrice: number;
@@ -96,6 +136,19 @@ export interface OptionTotals {
   volumeShares: number;
   volumeCents: number;
   lastYesPrice: number | null;
+  /** Cash the house maker received in the option (negative: paid). */
+  houseCashCents: number;
+}
+
+/** What the decision did to one option. */
+export interface OptionDecision {
+  totals: OptionTotals;
+  /** Whether its book changed (orders, or the house quotes): it then has a new book version and its levels. */
+  changed: boolean;
+  /** The house maker's ladder in the option after the instructions (null when it has none). */
+  house: AmmState | null;
+  /** The ladder levels the instructions changed, as they now stand. */
+  levels: LadderLevel[];
 }
 
 export interface Decision {
@@ -108,24 +161,23 @@ export interface Decision {
   trades: TradeRecord[];
   entries: JournalEntry[];
   /** Each holder's position changes, in the order they happened (positionKey). */
-  positions: Map<string, { userId: number; side: Side; changes: PositionChange[] }>;
-  totals: OptionTotals;
-  /** Whether the book changed at all (orders, or the house quotes: a market close takes them away). */
+  positions: Map<string, { userId: number; optionId: number; side: Side; changes: PositionChange[] }>;
+  /** Per option of the market: totals, house, levels. */
+  options: Map<number, OptionDecision>;
+  /** The exclusive event's conversion pool after the instructions (null for an independent option). */
+  pool: PoolState | null;
+  /** Whether anything at all is to be written. */
   changed: boolean;
-  /** The house maker after the instructions (null when the option has none). */
-  house: AmmState | null;
-  /** The ladder levels the instructions changed, as they now stand; empty when nothing changed. */
-  levels: LadderLevel[];
 }
 
-/** Decides the instructions in order; advances `book` and `market.amm` to the state after them. */
+/** Decides the instructions in order; advances `books` and `market.house` to the state after them. */
 export function decide(
-  book: BookState,
+  books: Map<number, BookState>,
   market: MarketState,
   holdings: Holdings,
   instructions: Instruction[],
 ): Decision {
-  const decider = new Decider(book, market, holdings);
+  const decider = new Decider(books, market, holdings);
   const verdicts = instructions.map((instruction) => decider.run(instruction));
   return decider.finish(verdicts);
 }
@@ -135,31 +187,49 @@ export function applyPositionChanges(position: PositionState, changes: PositionC
   return changes.reduce(applyPositionChange, position);
 }
 
+const NO_TOTALS: OptionTotals = {
+  pairsMinted: 0,
+  pairsMerged: 0,
+  volumeShares: 0,
+  volumeCents: 0,
+  lastYesPrice: null,
+  houseCashCents: 0,
+};
+
 class Decider {
   private readonly cash: Map<number, number>;
   private readonly positions: Map<string, PositionState>;
-  private readonly houseBefore: AmmState | null;
-  private readonly touched = new Set<LevelKey>();
+  private readonly houseBefore: House | null;
+  private readonly touched = new Map<number, Set<LevelKey>>();
+  private readonly totals = new Map<number, OptionTotals>();
   private closed: string | null;
-  private readonly out: Omit<Decision, 'verdicts' | 'levels' | 'house' | 'changed'> = {
+  private pool: PoolState | null;
+  private readonly out: Pick<
+    Decision,
+    'orders' | 'newOrderIds' | 'fills' | 'trades' | 'entries' | 'positions'
+  > = {
     orders: new Map(),
     newOrderIds: new Set(),
     fills: [],
     trades: [],
     entries: [],
     positions: new Map(),
-    totals: { pairsMinted: 0, pairsMerged: 0, volumeShares: 0, volumeCents: 0, lastYesPrice: null },
   };
 
   constructor(
-    private readonly state: BookState,
+    private readonly books: Map<number, BookState>,
     private readonly market: MarketState,
     holdings: Holdings,
   ) {
     this.cash = new Map(holdings.cash);
     this.positions = new Map(holdings.positions);
     this.closed = market.closed;
-    this.houseBefore = market.closed === null && market.amm ? { ...market.amm } : null;
+    this.houseBefore = market.closed === null && market.house ? market.house.clone() : null;
+    this.pool = market.exclusive ? { ...market.exclusive.pool } : null;
+    for (const optionId of books.keys()) {
+      this.touched.set(optionId, new Set());
+      this.totals.set(optionId, { ...NO_TOTALS });
+    }
   }
 
   run(instruction: Instruction): Verdict {
@@ -167,42 +237,57 @@ class Decider {
       case 'place':
         return this.place(instruction.order);
       case 'cancel': {
-        const order = this.state.orders.get(instruction.orderId);
+        const order = this.books.get(instruction.optionId)?.orders.get(instruction.orderId);
         if (!order || order.userId !== instruction.userId) return refused({ code: 'ORDER_NOT_OPEN' });
         return { type: 'ended', reason: 'cancelled', orders: [this.endOrder(order, 'cancelled_by_user')] };
       }
       case 'expire': {
-        const order = this.state.orders.get(instruction.orderId);
+        const order = this.books.get(instruction.optionId)?.orders.get(instruction.orderId);
         if (!order) return { type: 'unchanged' };
         return { type: 'ended', reason: 'expired', orders: [this.endOrder(order, 'expired')] };
       }
       case 'close': {
-        const ended = [...this.state.orders.values()].map((order) => this.endOrder(order, 'market_closed'));
+        const resting = [...this.books.values()].flatMap((state) => [...state.orders.values()]);
+        const ended = resting.map((order) => this.endOrder(order, 'market_closed'));
         this.closed ??= 'closed';
         return { type: 'ended', reason: 'market_closed', orders: ended };
       }
+      case 'convert':
+        return this.convert(instruction.id, instruction.request);
     }
   }
 
   finish(verdicts: Verdict[]): Decision {
-    const houseAfter = this.closed === null ? this.market.amm : null;
-    const moves = houseMoves(this.houseBefore, houseAfter);
-    const changed = this.out.orders.size > 0 || moves.length > 0;
-    const keys = changed ? [...this.touched, ...moves] : [];
+    const houseAfter = this.closed === null ? this.market.house : null;
+    const options = new Map<number, OptionDecision>();
+    for (const [optionId, state] of this.books) {
+      const after = houseAfter?.quote(optionId) ?? null;
+      const moves = houseMoves(this.houseBefore?.quote(optionId) ?? null, after);
+      const touched = this.touched.get(optionId) as Set<LevelKey>;
+      const changed = touched.size > 0 || moves.length > 0;
+      options.set(optionId, {
+        totals: this.totals.get(optionId) as OptionTotals,
+        changed,
+        house: this.market.house?.quote(optionId) ?? null,
+        levels: changed ? ladderLevels(state.book, after, [...touched, ...moves]) : [],
+      });
+    }
+    const converted = verdicts.some((verdict) => verdict.type === 'converted');
     return {
       ...this.out,
       verdicts,
-      changed,
-      house: this.market.amm,
-      levels: ladderLevels(this.state.book, houseAfter, keys),
+      options,
+      pool: this.pool,
+      changed: converted || [...options.values()].some((option) => option.changed),
     };
   }
 
   private place(order: NewOrder): Verdict {
     if (this.closed !== null) return refused({ code: 'MARKET_CLOSED', state: this.closed });
+    const state = this.books.get(order.optionId);
+    if (!state) throw new Error(`option ${order.optionId} is not in this market`);
     const short = this.missingCollateral(order);
     if (short) return refused(short);
-    const { book } = this.state;
     const ladder = toLadder(order.side, order.action, order.priceCents);
     const taker = {
       id: order.id,
@@ -213,18 +298,19 @@ class Decider {
       limitPrice: order.priceCents,
       quantity: order.quantity,
     };
-    const match = matchOrder(book, this.market.amm, taker);
+    const match = matchOrder(state.book, this.market.house?.quote(order.optionId) ?? null, taker);
     if (order.kind === 'market' && match.filledQuantity === 0) {
       // Nothing happened: the own orders it met go back where they were.
-      for (const own of match.selfTradeCancels) book.restore(own);
+      for (const own of match.selfTradeCancels) state.book.restore(own);
       return refused({ code: 'NO_LIQUIDITY' });
     }
+    if (match.fills.some((fill) => fill.maker.kind === 'amm')) this.market.house?.moved();
     const restingQuantity = order.kind === 'limit' ? match.remaining : 0;
-    const execution = executeMatch(this.market.optionId, taker, match, {
+    const execution = executeMatch(order.optionId, taker, match, {
       feeBps: this.market.feeBps,
       restingQuantity,
     });
-    const met = match.selfTradeCancels.map((own) => this.state.orders.get(own.id) as OrderState);
+    const met = match.selfTradeCancels.map((own) => state.orders.get(own.id) as OrderState);
     const releases = met.flatMap(releasePostings);
     const selfTradeCancelled = met.map((own) => this.endOrder(own, 'self_trade_prevented', true));
     this.post({
@@ -235,12 +321,38 @@ class Decider {
       postings: [...execution.postings, ...releases],
     });
     for (const { userId, side, change } of execution.positionChanges.values())
-      this.changePosition(userId, side, change);
+      this.changePosition(userId, order.optionId, side, change);
     const trades = this.recordFills(order, match, execution.trades, ladder.bookSide);
-    const makers = execution.makerUpdates.map((update) => this.fillMaker(update));
+    const makers = execution.makerUpdates.map((update) => this.fillMaker(state, update));
+    const placed = this.placedOrder(
+      order,
+      ladder,
+      match,
+      execution.takerRestingReserveCents,
+      restingQuantity,
+    );
+    this.out.orders.set(placed.id, placed);
+    this.out.newOrderIds.add(placed.id);
+    if (restingQuantity > 0) {
+      state.book.add(restingOf(placed));
+      state.orders.set(placed.id, placed);
+      this.touch(order.optionId, ladder.bookSide, ladder.bookPrice);
+    }
+    this.addTotals(order.optionId, execution);
+    return { type: 'placed', order: placed, trades, makers, selfTradeCancelled };
+  }
+
+  private placedOrder(
+    order: NewOrder,
+    ladder: ReturnType<typeof toLadder>,
+    match: MatchResult,
+    reservedCents: number,
+    restingQuantity: number,
+  ): OrderState {
     const status = takerStatus(match, restingQuantity);
-    const placed: OrderState = {
+    return {
       id: order.id,
+      optionId: order.optionId,
       userId: order.userId,
       kind: order.kind,
       side: order.side,
@@ -249,7 +361,7 @@ class Decider {
       ...ladder,
       quantity: order.quantity,
       filledQuantity: match.filledQuantity,
-      reservedCents: execution.takerRestingReserveCents,
+      reservedCents,
       status,
       cancelReason: status === 'cancelled' ? 'unfilled_remainder' : null,
       clientOrderId: order.clientOrderId,
@@ -258,33 +370,92 @@ class Decider {
         : null,
       createdAt: this.market.now,
     };
-    this.out.orders.set(placed.id, placed);
-    this.out.newOrderIds.add(placed.id);
-    if (restingQuantity > 0) {
-      book.add(restingOf(placed));
-      this.state.orders.set(placed.id, placed);
-      this.touched.add(levelKey(ladder.bookSide, ladder.bookPrice));
-    }
-    this.addTotals(execution);
-    return { type: 'placed', order: placed, trades, makers, selfTradeCancelled };
   }
 
   /** Why the taker cannot pay for the order (cash for a BUY with its fee, free shares for a SELL), if it cannot. */
   private missingCollateral(order: NewOrder): Refusal | null {
     if (order.action === 'BUY') {
       const notional = order.priceCents * order.quantity;
-      const neededCents = notional + feeCents(notional, this.market.feeBps);
-      const availableCents = this.cash.get(order.userId) ?? 0;
-      return availableCents < neededCents
-        ? { code: 'INSUFFICIENT_FUNDS', neededCents, availableCents }
-        : null;
+      return this.missingCash(order.userId, notional + feeCents(notional, this.market.feeBps));
     }
-    const held = this.positions.get(positionKey(order.userId, order.side));
-    if (!held) throw new Error(`the holdings of seller ${order.userId} were not given`);
+    return this.missingShares(order.userId, order.optionId, order.side, order.quantity);
+  }
+
+  private missingCash(userId: number, neededCents: number): Refusal | null {
+    const availableCents = this.cash.get(userId) ?? 0;
+    return availableCents < neededCents ? { code: 'INSUFFICIENT_FUNDS', neededCents, availableCents } : null;
+  }
+
+  private missingShares(userId: number, optionId: number, side: Side, needed: number): Refusal | null {
+    const held = this.positions.get(positionKey(userId, optionId, side));
+    if (!held) throw new Error(`the holdings of ${userId} in option ${optionId} were not given`);
     const available = held.quantity - held.reservedQuantity;
-    return available < order.quantity
-      ? { code: 'INSUFFICIENT_SHARES', needed: order.quantity, available }
-      : null;
+    return available < needed ? { code: 'INSUFFICIENT_SHARES', needed, available } : null;
+  }
+
+  /** A conversion between the options of an exclusive event, against its conversion pool. */
+  private convert(id: number, request: ConversionRequest): Verdict {
+    const exclusive = this.market.exclusive;
+    if (!exclusive || this.pool === null)
+      return refused({
+        code: 'INVALID_CONVERSION',
+        reason: 'only the options of an exclusive event convert',
+      });
+    if (this.market.conversionsClosed !== null)
+      return refused({ code: 'MARKET_CLOSED', state: this.market.conversionsClosed });
+    const invalid = invalidConversion(exclusive.optionIds, request);
+    if (invalid) return refused({ code: 'INVALID_CONVERSION', reason: invalid });
+    const plan = planConversion(
+      exclusive.eventId,
+      exclusive.optionIds,
+      request,
+      this.pool,
+      this.referencePrices(),
+    );
+    const needs = conversionNeeds(plan);
+    const short =
+      this.missingCash(request.userId, needs.cashCents) ??
+      needs.shares.reduce<Refusal | null>(
+        (found, need) => found ?? this.missingShares(request.userId, need.optionId, need.side, need.quantity),
+        null,
+      );
+    if (short) return refused(short);
+    this.post({
+      kind: 'conversion',
+      memo: `${request.kind} ${request.quantity} of event ${exclusive.eventId}`,
+      userId: request.userId,
+      ref: { type: 'conversion', id },
+      postings: plan.postings,
+    });
+    for (const { optionId, side, change } of plan.positionChanges)
+      this.changePosition(request.userId, optionId, side, change);
+    for (const [optionId, { minted, merged }] of plan.pairs) {
+      const totals = this.totals.get(optionId) as OptionTotals;
+      totals.pairsMinted += minted;
+      totals.pairsMerged += merged;
+    }
+    this.pool = plan.poolAfter;
+    const { kind, userId, quantity } = request;
+    const optionIds = kind === 'convert' ? [...request.optionIds] : [];
+    return {
+      type: 'converted',
+      conversion: { id, userId, kind, quantity, optionIds, cashCents: plan.cashCents, legs: plan.legs },
+    };
+  }
+
+  /**
+   * The prices a conversion's legs are booked at, in cents adding up to 100: the house maker's chances, else the
+   * options' last traded prices, else even odds.
+   */
+  private referencePrices(): Map<number, number> {
+    const exclusive = this.market.exclusive as ExclusiveState;
+    const chances = this.market.house?.chances();
+    const weights = exclusive.optionIds.map(
+      (id) =>
+        chances?.get(id) ?? exclusive.lastYesPrices.get(id) ?? PAYOUT_CENTS / exclusive.optionIds.length,
+    );
+    const prices = apportion(weights, PAYOUT_CENTS);
+    return new Map(exclusive.optionIds.map((id, index) => [id, prices[index] as number]));
   }
 
   /** Records a match's fills and trades; returns the taker's slice of the trades. */
@@ -299,8 +470,9 @@ class Decider {
     const makerSide = bookSide === 'bid' ? 'ask' : 'bid';
     for (const fill of match.fills) {
       const makerOrderId = fill.maker.kind === 'order' ? fill.maker.order.id : null;
-      if (makerOrderId !== null) this.touched.add(levelKey(makerSide, fill.yesPrice));
+      if (makerOrderId !== null) this.touch(order.optionId, makerSide, fill.yesPrice);
       this.out.fills.push({
+        optionId: order.optionId,
         takerOrderId: order.id,
         makerOrderId,
         yesPrice: fill.yesPrice,
@@ -315,12 +487,11 @@ class Decider {
   }
 
   /** A resting order after its fills in one match (it leaves the book when used up; the book already moved). */
-  private fillMaker(update: {
-    orderId: number;
-    filledQuantity: number;
-    reservedSpentCents: number;
-  }): OrderState {
-    const before = this.state.orders.get(update.orderId) as OrderState;
+  private fillMaker(
+    state: BookState,
+    update: { orderId: number; filledQuantity: number; reservedSpentCents: number },
+  ): OrderState {
+    const before = state.orders.get(update.orderId) as OrderState;
     const filledQuantity = before.filledQuantity + update.filledQuantity;
     const after: OrderState = {
       ...before,
@@ -328,8 +499,8 @@ class Decider {
       reservedCents: before.reservedCents - update.reservedSpentCents,
       status: filledQuantity === before.quantity ? 'filled' : 'partially_filled',
     };
-    if (after.status === 'filled') this.state.orders.delete(after.id);
-    else this.state.orders.set(after.id, after);
+    if (after.status === 'filled') state.orders.delete(after.id);
+    else state.orders.set(after.id, after);
     this.out.orders.set(after.id, after);
     return after;
   }
@@ -340,12 +511,13 @@ class Decider {
    * has an entry of its own.
    */
   private endOrder(order: OrderState, reason: EndReason, withinTaker = false): OrderState {
-    this.state.book.remove(order.id);
-    this.state.orders.delete(order.id);
-    this.touched.add(levelKey(order.bookSide, order.bookPrice));
+    const state = this.books.get(order.optionId) as BookState;
+    state.book.remove(order.id);
+    state.orders.delete(order.id);
+    this.touch(order.optionId, order.bookSide, order.bookPrice);
     const left = order.quantity - order.filledQuantity;
     if (order.action === 'SELL')
-      this.changePosition(order.userId, order.side, { ...NO_CHANGE, newlyReserved: -left });
+      this.changePosition(order.userId, order.optionId, order.side, { ...NO_CHANGE, newlyReserved: -left });
     const ended: OrderState = {
       ...order,
       status: reason === 'expired' ? 'expired' : 'cancelled',
@@ -365,9 +537,13 @@ class Decider {
     return ended;
   }
 
-  private changePosition(userId: number, side: Side, change: PositionChange): void {
-    const key = positionKey(userId, side);
-    const entry = this.out.positions.get(key) ?? { userId, side, changes: [] };
+  private touch(optionId: number, side: 'bid' | 'ask', priceCents: number): void {
+    this.touched.get(optionId)?.add(levelKey(side, priceCents));
+  }
+
+  private changePosition(userId: number, optionId: number, side: Side, change: PositionChange): void {
+    const key = positionKey(userId, optionId, side);
+    const entry = this.out.positions.get(key) ?? { userId, optionId, side, changes: [] };
     entry.changes.push(change);
     this.out.positions.set(key, entry);
     const known = this.positions.get(key);
@@ -385,14 +561,25 @@ class Decider {
     }
   }
 
-  private addTotals(execution: ReturnType<typeof executeMatch>): void {
-    const totals = this.out.totals;
+  private addTotals(optionId: number, execution: ReturnType<typeof executeMatch>): void {
+    const totals = this.totals.get(optionId) as OptionTotals;
     totals.pairsMinted += execution.pairsMinted;
     totals.pairsMerged += execution.pairsMerged;
     totals.volumeShares += execution.volumeShares;
     totals.volumeCents += execution.takerNotionalCents;
+    totals.houseCashCents += execution.houseCashCents;
     if (execution.lastYesPrice !== null) totals.lastYesPrice = execution.lastYesPrice;
   }
+}
+
+/** Why a conversion request cannot be carried out on these options, or null when it can. */
+function invalidConversion(optionIds: number[], request: ConversionRequest): string | null {
+  if (request.kind !== 'convert') return null;
+  const given = new Set(request.optionIds);
+  if (given.size === 0) return 'a convert names at least one option whose NO shares it gives';
+  if (given.size !== request.optionIds.length) return 'an option is named twice';
+  const unknown = request.optionIds.find((id) => !optionIds.includes(id));
+  return unknown === undefined ? null : `option ${unknown} is not in this event`;
 }
 
 function refused(refusal: Refusal): Verdict {

@@ -45,10 +45,13 @@ export interface Execution {
   pairsMerged: number;
   volumeShares: number;
   lastYesPrice: number | null;
+  /** Cash the house maker received (negative: paid) for its fills. */
+  houseCashCents: number;
 }
 
-export function positionKey(userId: number, side: Side): string {
-  return `${userId}:${side}`;
+/** A holder's side of an option, as the holdings and position changes of a decision name it. */
+export function positionKey(userId: number, optionId: number, side: Side): string {
+  return `${userId}:${optionId}:${side}`;
 }
 
 /**
@@ -75,9 +78,10 @@ export function executeMatch(
   let takerNotionalCents = 0;
   let volumeShares = 0;
   let lastYesPrice: number | null = null;
+  let houseCashCents = 0;
 
   const change = (userId: number, side: Side): PositionChange => {
-    const key = positionKey(userId, side);
+    const key = positionKey(userId, optionId, side);
     let entry = positionChanges.get(key);
     if (!entry) {
       entry = { userId, side, change: { ...NO_CHANGE } };
@@ -121,10 +125,9 @@ export function executeMatch(
 
     // Maker.
     if (fill.maker.kind === 'amm') {
-      postings.push({
-        account: { kind: 'amm' },
-        amount: fill.makerAction === 'BUY' ? -makerCents : makerCents,
-      });
+      const amount = fill.makerAction === 'BUY' ? -makerCents : makerCents;
+      postings.push({ account: { kind: 'amm' }, amount });
+      houseCashCents += amount;
     } else {
       const order = fill.maker.order;
       const update = makerUpdates.get(order.id) ?? {
@@ -206,6 +209,7 @@ export function executeMatch(
     pairsMerged,
     volumeShares,
     lastYesPrice,
+    houseCashCents,
   };
 }
 

@@ -5,6 +5,8 @@ export type AccountRef =
   | { kind: 'cash'; userId: number }
   | { kind: 'reserved'; userId: number }
   | { kind: 'escrow'; optionId: number }
+  /** An exclusive event's conversion pool (conversions.ts). */
+  | { kind: 'conversion'; eventId: number }
   | { kind: 'bonus' }
   | { kind: 'amm' }
   | { kind: 'fees' }
@@ -30,6 +32,8 @@ export function accountKey(account: AccountRef): string {
       return `${account.kind}:${account.userId}`;
     case 'escrow':
       return `escrow:${account.optionId}`;
+    case 'conversion':
+      return `conversion:${account.eventId}`;
     default:
       return account.kind;
   }

@@ -11,6 +11,10 @@ import { MAX_PRICE, MIN_PRICE, PAYOUT_CENTS } from './money.js';
  *
  * The maker holds an inventory of YES or NO shares; its exposure is d = offset + noShares − yesShares, where the
  * offset sets a starting price other than 50.
+ *
+ * The same ladder serves one option of an exclusive event's shared maker (event-maker.ts): there the other options'
+ * exposures move this option's price curve along the exposure axis by `shift` shares, P(d) = 100·σ(100·(d − shift) / b),
+ * so the quotes of every option follow a fill in any of them.
  */
 export interface AmmState {
   /** Liquidity parameter b in cents; 0 means no house liquidity. */
@@ -18,6 +22,8 @@ export interface AmmState {
   offset: number;
   yesShares: number;
   noShares: number;
+  /** Where the other options of an exclusive event put this option's price curve (in shares; absent = 0). */
+  shift?: number;
 }
 
 export function exposure(amm: AmmState): number {
@@ -43,21 +49,21 @@ function boundary(liquidityCents: number, tick: number): number {
 }
 
 /** Upper exposure boundary of the ask at tick t (rounded down: never sell below the marginal price). */
-function askBoundary(liquidityCents: number, tick: number): number {
-  return Math.floor(boundary(liquidityCents, tick) + 1e-9);
+function askBoundary(amm: AmmState, tick: number): number {
+  return Math.floor(boundary(amm.liquidityCents, tick) + (amm.shift ?? 0) + 1e-9);
 }
 
 /** Lower exposure boundary of the bid at tick t (rounded up: never buy above the marginal price). */
-function bidBoundary(liquidityCents: number, tick: number): number {
-  return Math.ceil(boundary(liquidityCents, tick) - 1e-9);
+function bidBoundary(amm: AmmState, tick: number): number {
+  return Math.ceil(boundary(amm.liquidityCents, tick) + (amm.shift ?? 0) - 1e-9);
 }
 
 /** YES shares the maker sells at YES price `tick` from its current exposure. */
 export function ammAskQuantity(amm: AmmState, tick: number): number {
   if (amm.liquidityCents <= 0 || tick <= MIN_PRICE - 1 || tick > MAX_PRICE) return 0;
   const d = exposure(amm);
-  const upper = askBoundary(amm.liquidityCents, tick);
-  const lower = tick === MIN_PRICE ? Number.NEGATIVE_INFINITY : askBoundary(amm.liquidityCents, tick - 1);
+  const upper = askBoundary(amm, tick);
+  const lower = tick === MIN_PRICE ? Number.NEGATIVE_INFINITY : askBoundary(amm, tick - 1);
   return Math.max(0, upper - Math.max(lower, d));
 }
 
@@ -65,8 +71,8 @@ export function ammAskQuantity(amm: AmmState, tick: number): number {
 export function ammBidQuantity(amm: AmmState, tick: number): number {
   if (amm.liquidityCents <= 0 || tick < MIN_PRICE || tick > MAX_PRICE) return 0;
   const d = exposure(amm);
-  const lower = bidBoundary(amm.liquidityCents, tick);
-  const upper = tick === MAX_PRICE ? Number.POSITIVE_INFINITY : bidBoundary(amm.liquidityCents, tick + 1);
+  const lower = bidBoundary(amm, tick);
+  const upper = tick === MAX_PRICE ? Number.POSITIVE_INFINITY : bidBoundary(amm, tick + 1);
   return Math.max(0, Math.min(upper, d) - lower);
 }
 
@@ -95,10 +101,23 @@ export function offsetForPrice(liquidityCents: number, yesPrice: number): number
 /** The continuous LMSR price of YES in cents (fractional) at the maker's exposure. */
 export function ammPrice(amm: AmmState): number {
   if (amm.liquidityCents <= 0) return 50;
-  return PAYOUT_CENTS / (1 + Math.exp((-PAYOUT_CENTS * exposure(amm)) / amm.liquidityCents));
+  const d = exposure(amm) - (amm.shift ?? 0);
+  return PAYOUT_CENTS / (1 + Math.exp((-PAYOUT_CENTS * d) / amm.liquidityCents));
 }
 
-/** The worst-case loss of a maker with this liquidity, in cents. */
+/**
+ * The worst-case loss of a maker with this liquidity, in cents, when it opens at even odds: b·ln 2. One that opens
+ * at a YES price p loses at most b·ln(1 / min(p, 1 − p)) (`openingLossBoundCents`).
+ */
 export function maxLossCents(liquidityCents: number): number {
   return liquidityCents * Math.LN2;
+}
+
+/**
+ * The most an LMSR maker can lose, in cents, given the chances it opened at (fractions summing to 1): every share it
+ * trades is priced at least as well as the continuous rule, whose loss is bounded by b·ln(1 / the smallest opening
+ * chance): b·ln n for n outcomes at even odds.
+ */
+export function openingLossBoundCents(liquidityCents: number, openingChances: number[]): number {
+  return liquidityCents * Math.log(1 / Math.min(...openingChances));
 }

@@ -15,6 +15,7 @@ export type EndReason =
 /** An order as the exchange decides on it. */
 export interface OrderState {
   id: number;
+  optionId: number;
   userId: number;
   kind: OrderKind;
   side: Side;

@@ -162,10 +162,17 @@ const messages: Record<string, Json> = {
   snapshot: message(
     'snapshot',
     'The whole YES ladder of an option at version seq (the same read as GET /api/orderbook)',
-    object(['type', 'channel', 'seq', 'lastYesPriceCents', 'bids', 'asks'], {
+    object(['type', 'channel', 'seq', 'eventId', 'exclusive', 'lastYesPriceCents', 'bids', 'asks'], {
       type: { const: 'snapshot' },
       channel: channelName,
       seq,
+      eventId: { type: 'string', description: 'The event the option belongs to' },
+      exclusive: {
+        type: 'boolean',
+        description:
+          'The option is one of an exclusive event’s, whose one house maker quotes all its options: a trade in any ' +
+          'of them moves this book too (follow every option of the event to see the whole market)',
+      },
       lastYesPriceCents: { type: ['integer', 'null'] },
       bids: { type: 'array', items: ref('schemas', 'Level'), description: 'Best (highest) first' },
       asks: { type: 'array', items: ref('schemas', 'Level'), description: 'Best (lowest) first' },

@@ -105,8 +105,8 @@ const MEDIA: Record<string, { requestBody?: Json; success?: { type: string; sche
   },
 };
 
-/** Operations that place orders: a retry with the same key answers the first result with Idempotent-Replayed. */
-const IDEMPOTENT = new Set(['placeTrade', 'placeLimitOrder']);
+/** Operations that place orders or convert: a retry with the same key answers the first result with Idempotent-Replayed. */
+const IDEMPOTENT = new Set(['placeTrade', 'placeLimitOrder', 'convertShares']);
 
 const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 

@@ -46,6 +46,10 @@ const PARTICULAR: Record<string, Partial<Record<number, string[]>>> = {
     503: ORDER_QUEUE,
   },
   cancelLimitOrder: { 409: ['ORDER_NOT_OPEN'], 503: ORDER_QUEUE },
+  convertShares: {
+    409: ['EVENT_NOT_EXCLUSIVE', 'INSUFFICIENT_SHARES', 'MARKET_CLOSED', 'IDEMPOTENCY_MISMATCH'],
+    503: ORDER_QUEUE,
+  },
   disputeEvent: { 409: ['EVENT_NOT_RESOLVED', 'DISPUTE_WINDOW_CLOSED', 'ALREADY_DISPUTED'] },
   adminCreateEvent: { 409: ['SLUG_TAKEN'] },
   adminUpdateEvent: { 409: ['INVALID_TRANSITION'] },

@@ -30,6 +30,8 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /api/limit-orders': 'placeLimitOrder',
   'GET /api/limit-orders': 'listLimitOrders',
   'DELETE /api/limit-orders/{id}': 'cancelLimitOrder',
+  'POST /api/events/{id}/conversions': 'convertShares',
+  'GET /api/conversions': 'listConversions',
   'GET /api/positions': 'getPortfolio',
   'GET /api/options/{optionId}/candles': 'getCandles',
   'GET /api/tickers': 'listTickers',

@@ -291,21 +291,6 @@ export function frameworkErrors(error: FastifyError, _request: unknown, reply: F
     .send({ error: `Invalid request path: ${error.message}`, code: 'VALIDATION_FAILED', details: [] });
 }
 
-export interface ErrorHandlingOptions {
-  /** The condition the database's last failed statement met, if recent (see GuardedPool). */
-  recentDatabaseCondition?: () => DatabaseCondition | null;
-}
-
-/**
- * The order pipeline answers every database failure of a batch with the generic DATABASE_UNAVAILABLE; the pool saw
- * the statement fail a moment earlier and knows whether the database was read-only, full or overloaded.
- */
-function refined(error: unknown, options: ErrorHandlingOptions): unknown {
-  if (!(error instanceof DatabaseUnavailableError)) return error;
-  const condition = options.recentDatabaseCondition?.();
-  return condition && condition !== 'unavailable' ? databaseConditionError(condition) : error;
-}
-
 /**
  * Expected refusals (a 503 with a code: the database unavailable, read-only or full, a busy option, a full queue, a
  * feature off, the server closing) are warnings without a stack; anything else past 500 is an error with its stack.
@@ -318,9 +303,8 @@ function logFailure(request: FastifyRequest, error: unknown, status: number, cod
   } else request.log.error({ err: error }, 'request failed');
 }
 
-export function registerErrorHandling(app: FastifyInstance, options: ErrorHandlingOptions = {}): void {
-  app.setErrorHandler(async (thrown, request, reply) => {
-    const error = refined(thrown, options);
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(async (error, request, reply) => {
     const { status, body } = toErrorResponse(error);
     if (status === 413 && (await discardBody(request.raw))) reply.removeHeader('connection');
     logFailure(request, error, status, body.code);

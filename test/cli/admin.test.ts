@@ -187,6 +187,45 @@ describe('npm run admin', () => {
     // Three CLI processes, each starting under tsx: minutes on a busy machine.
   }, 240_000);
 
+  it('creates an exclusive event and resolves it only with exactly one winner', async () => {
+    const shared = await sharedDatabase();
+    cleanups.push(() => shared.drop());
+    await shared.open();
+    await shared.close();
+    const cli = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+        env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', ...env, ...shared.env },
+      });
+    const body = {
+      slug: 'cup-final-winner',
+      title: 'Who wins the cup final?',
+      category: 'cricket',
+      closesAt: new Date(Date.now() + 86_400_000).toISOString(),
+      exclusive: true,
+      liquidityCents: 10_000,
+      options: [{ label: 'Home' }, { label: 'Away' }, { label: 'Any other team' }],
+      open: true,
+    };
+    const created = JSON.parse((await cli('create-event', JSON.stringify(body))).stdout);
+    expect(created).toMatchObject({ exclusive: true, houseLiquidityCents: 10_000, status: 'open' });
+    const refused = await cli(
+      'resolve',
+      'cup-final-winner',
+      'Home=YES',
+      'Away=YES',
+      'Any other team=NO',
+    ).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused?.code).toBe(1);
+    expect(refused?.stderr).toContain('exactly one option YES');
+    const resolved = JSON.parse(
+      (await cli('resolve', 'cup-final-winner', 'Home=NO', 'Away=YES', 'Any other team=NO')).stdout,
+    );
+    expect(resolved.status).toBe('resolved');
+  }, 240_000);
+
   it('loads the same living demo as the first start: markets, traders, discussion and tournament, once', async () => {
     const shared = await sharedDatabase();
     cleanups.push(() => shared.drop());

@@ -1,3 +1,4 @@
+import type { ConversionKind, PoolState } from '../../src/exchange/conversions.js';
 import {
   applyPositionChanges,
   type BookState,
@@ -5,8 +6,10 @@ import {
   type Decision,
   decide,
   type Instruction,
+  type Verdict,
 } from '../../src/exchange/decision.js';
 import { positionKey } from '../../src/exchange/execution.js';
+import { House } from '../../src/exchange/house.js';
 import { type AccountRef, accountKey, type JournalEntry, normaliseEntry } from '../../src/exchange/ledger.js';
 import type { AmmState } from '../../src/exchange/lmsr.js';
 import type { Action, Side } from '../../src/exchange/money.js';
@@ -15,9 +18,12 @@ import { isResting, type OrderState } from '../../src/exchange/orders.js';
 import { EMPTY_POSITION, type PositionState } from '../../src/exchange/positions.js';
 
 export const OPTION_ID = 1;
+export const EVENT_ID = 1;
 
 export interface OrderRequest {
   userId: number;
+  /** Defaults to OPTION_ID. */
+  optionId?: number;
   side: Side;
   action: Action;
   price: number;
@@ -35,25 +41,60 @@ export interface Placed {
 }
 
 /**
- * A whole exchange in memory, built only from the pure core: every order decided by the same `decide` the trading
- * service calls, its ledger entries, positions and orders applied as the service writes them.
+ * A whole exchange in memory, built only from the pure core: every order and conversion decided by the same `decide`
+ * the trading service calls, its ledger entries, positions, orders and option totals applied as the service writes
+ * them. One independent option (`new World(amm)`), or an exclusive event's options (`World.exclusive`).
  */
 export class World {
-  readonly state: BookState = { book: new OrderBook(), orders: new Map() };
+  readonly books = new Map<number, BookState>();
   readonly balances = new Map<string, number>();
   readonly positions = new Map<string, PositionState>();
   readonly orders = new Map<number, OrderState>();
-  pairsMinted = 0;
-  pairsMerged = 0;
+  readonly pairs = new Map<number, { minted: number; merged: number }>();
+  readonly house: House | null;
+  pool: PoolState | null = null;
   private nextId = 1;
 
   constructor(
-    readonly amm: AmmState | null,
+    amm: AmmState | null,
     readonly feeBps = 0,
-  ) {}
+    readonly optionIds: number[] = [OPTION_ID],
+    house?: House | null,
+  ) {
+    this.house = house === undefined ? House.ofOption(OPTION_ID, amm) : house;
+    for (const id of optionIds) {
+      this.books.set(id, { book: new OrderBook(), orders: new Map() });
+      this.pairs.set(id, { minted: 0, merged: 0 });
+    }
+  }
+
+  /** An exclusive event of `count` options (ids 1..count) with one house maker of liquidity b (0 = none). */
+  static exclusive(count: number, liquidityCents: number, feeBps = 0): World {
+    const ids = Array.from({ length: count }, (_, i) => i + 1);
+    const house = House.ofEvent(
+      liquidityCents,
+      new Map(ids.map((id) => [id, { offset: 0, yesShares: 0, noShares: 0 }])),
+    );
+    const world = new World(null, feeBps, ids, house);
+    world.pool = { yesSets: 0, noSets: 0 };
+    return world;
+  }
+
+  /** The house maker's ladder in the single option of an independent world. */
+  get amm(): AmmState | null {
+    return this.house?.quote(OPTION_ID) ?? null;
+  }
 
   get book(): OrderBook {
-    return this.state.book;
+    return (this.books.get(OPTION_ID) as BookState).book;
+  }
+
+  get pairsMinted(): number {
+    return this.pairs.get(OPTION_ID)?.minted ?? 0;
+  }
+
+  get pairsMerged(): number {
+    return this.pairs.get(OPTION_ID)?.merged ?? 0;
   }
 
   balance(account: AccountRef): number {
@@ -78,8 +119,8 @@ export class World {
     });
   }
 
-  position(userId: number, side: Side): PositionState {
-    return this.positions.get(positionKey(userId, side)) ?? EMPTY_POSITION;
+  position(userId: number, side: Side, optionId = OPTION_ID): PositionState {
+    return this.positions.get(positionKey(userId, optionId, side)) ?? EMPTY_POSITION;
   }
 
   /** Places an order; returns null when it is refused (the API's 402, 409). */
@@ -90,6 +131,7 @@ export class World {
       type: 'place',
       order: {
         id,
+        optionId: request.optionId ?? OPTION_ID,
         userId,
         kind: request.rest ? 'limit' : 'market',
         side,
@@ -115,8 +157,23 @@ export class World {
   cancel(orderId: number): boolean {
     const order = this.orders.get(orderId);
     if (!order) return false;
-    const decision = this.apply(order.userId, { type: 'cancel', orderId, userId: order.userId });
+    const decision = this.apply(order.userId, {
+      type: 'cancel',
+      optionId: order.optionId,
+      orderId,
+      userId: order.userId,
+    });
     return decision.verdicts[0]?.type === 'ended';
+  }
+
+  /** A conversion of an exclusive world; its verdict (converted, or refused with the reason). */
+  convert(userId: number, kind: ConversionKind, quantity: number, optionIds: number[] = []): Verdict {
+    const decision = this.apply(userId, {
+      type: 'convert',
+      id: this.nextId++,
+      request: { kind, userId, quantity, optionIds },
+    });
+    return decision.verdicts[0] as Verdict;
   }
 
   openOrders(): OrderState[] {
@@ -128,22 +185,44 @@ export class World {
     const holdings = {
       cash: new Map([[userId, this.balance({ kind: 'cash', userId })]]),
       positions: new Map(
-        (['YES', 'NO'] as const).map((side) => [positionKey(userId, side), this.position(userId, side)]),
+        this.optionIds.flatMap((optionId) =>
+          (['YES', 'NO'] as const).map(
+            (side) => [positionKey(userId, optionId, side), this.position(userId, side, optionId)] as const,
+          ),
+        ),
       ),
     };
     const decision = decide(
-      this.state,
-      { optionId: OPTION_ID, closed: null, amm: this.amm, feeBps: this.feeBps, now: new Date(0) },
+      this.books,
+      {
+        closed: null,
+        conversionsClosed: null,
+        house: this.house,
+        exclusive: this.pool
+          ? {
+              eventId: EVENT_ID,
+              optionIds: this.optionIds,
+              pool: this.pool,
+              lastYesPrices: new Map(this.optionIds.map((id) => [id, null])),
+            }
+          : null,
+        feeBps: this.feeBps,
+        now: new Date(0),
+      },
       holdings,
       [instruction],
     );
     for (const entry of decision.entries) this.post(entry);
-    for (const [key, { userId: owner, side, changes }] of decision.positions) {
-      this.positions.set(key, applyPositionChanges(this.position(owner, side), changes));
+    for (const [key, { userId: owner, optionId, side, changes }] of decision.positions) {
+      this.positions.set(key, applyPositionChanges(this.position(owner, side, optionId), changes));
     }
     for (const order of decision.orders.values()) this.orders.set(order.id, order);
-    this.pairsMinted += decision.totals.pairsMinted;
-    this.pairsMerged += decision.totals.pairsMerged;
+    for (const [optionId, { totals }] of decision.options) {
+      const pairs = this.pairs.get(optionId) as { minted: number; merged: number };
+      pairs.minted += totals.pairsMinted;
+      pairs.merged += totals.pairsMerged;
+    }
+    if (decision.pool) this.pool = decision.pool;
     return decision;
   }
 }

@@ -7,7 +7,12 @@ let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
   const { markets, accounts, social, competitions } = t.app.services;
-  await seedDemo({ markets, accounts, discussion: social.discussion, tournaments: competitions.tournaments });
+  await seedDemo({
+    markets: markets.editing,
+    accounts,
+    discussion: social.discussion,
+    tournaments: competitions.tournaments,
+  });
 });
 afterAll(async () => {
   await expectInvariants(t.database);
@@ -31,6 +36,21 @@ describe('the demo catalogue', () => {
       'asha_k',
       'rohan_m',
     ]);
+  });
+
+  it('has its two "who wins" markets exclusive, their chances adding up, the IPL with a catch-all option', async () => {
+    for (const slug of ['ind-vs-aus-1st-odi', 'ipl-2027-champion']) {
+      const event = (await t.app.inject({ url: `/api/events/${slug}` })).json();
+      expect(event.exclusive).toBe(true);
+      expect(event.houseLiquidityCents).toBeGreaterThan(0);
+      const chances = event.options.map((o: { probabilityBps: number }) => o.probabilityBps);
+      expect(chances.reduce((sum: number, bps: number) => sum + bps, 0)).toBe(10_000);
+      for (const option of event.options) expect(option.bestAskCents).not.toBeNull();
+    }
+    const ipl = (await t.app.inject({ url: '/api/events/ipl-2027-champion' })).json();
+    expect(ipl.options.at(-1).label).toBe('Any other team');
+    const odi = (await t.app.inject({ url: '/api/events/ind-vs-aus-1st-odi' })).json();
+    expect(odi.options.map((o: { yesPriceCents: number }) => o.yesPriceCents)).toEqual([58, 42]);
   });
 
   it('offers copy trading by default', async () => {

@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import {
   closeTwoInstances,
   createTwoInstances,
@@ -13,6 +12,7 @@ import {
 } from '../support/app.js';
 import { ADMIN_EMAIL, createMarket, limitOrder, marketTrade } from '../support/exchange.js';
 import { bearer, newUser, type TestUser } from '../support/factories.js';
+import { bookOf, Follower, freshSnapshot, type Level, sorted } from '../support/follower.js';
 
 /**
  * Market data follows the book it leaves: a subscriber that starts from a snapshot and applies every delta it
@@ -20,93 +20,6 @@ import { bearer, newUser, type TestUser } from '../support/factories.js';
  * limit and market orders (alone and in bursts that form one batch), cancels, expiries, self-trade cancels and a
  * market close, on one instance and on two sharing a database.
  */
-
-interface Level {
-  side: 'bid' | 'ask';
-  priceCents: number;
-  quantity: number;
-  orders: number;
-  houseQuantity: number;
-}
-
-type Book = Map<string, Level>;
-
-const keyOf = (level: { side: string; priceCents: number }) => `${level.side}:${level.priceCents}`;
-
-function bookOf(levels: Level[]): Book {
-  return new Map(levels.filter((l) => l.quantity > 0).map((l) => [keyOf(l), l]));
-}
-
-function sorted(book: Book): Level[] {
-  return [...book.values()]
-    .map(({ side, priceCents, quantity, orders, houseQuantity }) => ({
-      side,
-      priceCents,
-      quantity,
-      orders,
-      houseQuantity,
-    }))
-    .sort((x, y) => keyOf(x).localeCompare(keyOf(y)));
-}
-
-/** A plain WebSocket client following one option's book: snapshot, then deltas in `seq` order. */
-class Follower {
-  book: Book = new Map();
-  seq = -1;
-  gaps = 0;
-  private constructor(private readonly socket: WebSocket) {}
-
-  static async open(url: string, channel: string): Promise<Follower> {
-    const socket = new WebSocket(url);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('open', () => resolve());
-      socket.once('error', reject);
-    });
-    const follower = new Follower(socket);
-    socket.on('message', (raw) => follower.receive(JSON.parse(String(raw)) as Record<string, unknown>));
-    socket.send(JSON.stringify({ op: 'subscribe', channel }));
-    return follower;
-  }
-
-  private receive(message: Record<string, unknown>): void {
-    if (message.type === 'snapshot') {
-      this.book = bookOf([...(message.bids as Level[]), ...(message.asks as Level[])]);
-      this.seq = message.seq as number;
-    } else if (message.type === 'delta') {
-      if (message.seq !== this.seq + 1) this.gaps += 1;
-      this.seq = message.seq as number;
-      for (const level of message.levels as Level[]) {
-        if (level.quantity > 0) this.book.set(keyOf(level), level);
-        else this.book.delete(keyOf(level));
-      }
-    }
-  }
-
-  close(): void {
-    this.socket.close();
-  }
-}
-
-/** One fresh snapshot of the option's book, from a new subscription. */
-async function freshSnapshot(url: string, channel: string): Promise<{ seq: number; levels: Level[] }> {
-  const socket = new WebSocket(url);
-  try {
-    return await new Promise((resolve, reject) => {
-      socket.once('error', reject);
-      socket.once('open', () => socket.send(JSON.stringify({ op: 'subscribe', channel })));
-      socket.on('message', (raw) => {
-        const message = JSON.parse(String(raw)) as Record<string, unknown>;
-        if (message.type === 'snapshot')
-          resolve({
-            seq: message.seq as number,
-            levels: sorted(bookOf([...(message.bids as Level[]), ...(message.asks as Level[])])),
-          });
-      });
-    });
-  } finally {
-    socket.close();
-  }
-}
 
 interface OrderDraft {
   user: number;

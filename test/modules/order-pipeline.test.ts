@@ -194,7 +194,7 @@ describe('a batch that fails', () => {
     const warned = lines.map((line) => JSON.parse(line)).find((line) => line.msg?.includes('batch failed'));
     expect(warned).toMatchObject({
       level: 40,
-      optionId,
+      market: `option:${optionId}`,
       requests: 4,
       err: { message: 'a listener failed on a batch' },
     });

@@ -125,6 +125,10 @@ const NOT_OWNED = new Map<string, string>([
     'POST /api/events/{id}/dispute',
     'the event is public; who may dispute is a business rule (held a position)',
   ],
+  [
+    'POST /api/events/{id}/conversions',
+    "the event is public; a conversion acts only on the caller's own shares and cash",
+  ],
   ['DELETE /api/watchlist/{event}', "names a market; acts on the caller's own watchlist"],
   ['POST /api/follow/{userId}', "names the user to follow; acts on the caller's own follows"],
   ['DELETE /api/follow/{userId}', "names the user to unfollow; acts on the caller's own follows"],

@@ -93,7 +93,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Edit a draft or open event */
+        /**
+         * Edit a draft or open event
+         * @description Title, description, category, featured, resolution source and closing time while draft or open; `exclusive` and `liquidityCents` only while a draft (409 INVALID_TRANSITION after): the house maker then opens at the chances the draft shows.
+         */
         patch: operations["adminUpdateEvent"];
         trace?: never;
     };
@@ -250,7 +253,7 @@ export interface paths {
         put?: never;
         /**
          * Resolve an event: YES, NO or VOID for every option
-         * @description Closes the event first if it is open. Settlement follows after DISPUTE_WINDOW_HOURS unless a dispute is pending.
+         * @description Closes the event first if it is open. Settlement follows after DISPUTE_WINDOW_HOURS unless a dispute is pending. An exclusive event resolves with exactly one option YES and every other NO, or every option VOID; anything else is 400 VALIDATION_FAILED with the reason.
          */
         post: operations["adminResolveEvent"];
         delete?: never;
@@ -698,6 +701,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/conversions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your conversions, newest first
+         * @description `eventSlug`: only the conversions in that event.
+         */
+        get: operations["listConversions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/copy-trader": {
         parameters: {
             query?: never;
@@ -816,6 +839,26 @@ export interface paths {
         get: operations["listEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/{id}/conversions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert shares between the options of an exclusive event
+         * @description In an exclusive event exactly one option wins, so NO on an option pays what YES on every other option pays together. `convert`: give `quantity` NO shares of each of the k options in `optionIds`, receive `quantity` YES shares of every other option and (k − 1) × 100 cents a unit. `split`: pay 100 cents a unit for one YES share of every option. `merge`: give one YES share of every option for 100 cents a unit. The shares given must be free (not held by your open SELL orders: 409 INSUFFICIENT_SHARES); a split needs the cash (402 INSUFFICIENT_FUNDS). Each leg is booked at the house’s chance of its option, so a conversion neither gains nor loses value in your P&L. 409 EVENT_NOT_EXCLUSIVE for an event whose options are independent; 409 MARKET_CLOSED once the event is resolved. Send an `Idempotency-Key` header to make retries safe: a retry returns the first result and never converts twice.
+         */
+        post: operations["convertShares"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2529,14 +2572,17 @@ export interface components {
             createdAt: string;
             description: string;
             disputeWindowEndsAt: string | null;
+            /** @description Exactly one option resolves YES: the options trade as one market (one house maker, chances that add up, conversions between them) */
+            exclusive: boolean;
             featured: boolean;
+            houseLiquidityCents: number | null;
             /** @description Numeric id as a string */
             id: string;
             openedAt: string | null;
             options: {
                 bestAskCents: number | null;
                 bestBidCents: number | null;
-                /** @description LMSR liquidity b of the house market maker (0 = none) */
+                /** @description LMSR liquidity b of this option’s own house maker (0 = none; always 0 in an exclusive event) */
                 houseLiquidityCents: number;
                 /** @description Numeric id as a string */
                 id: string;
@@ -2550,12 +2596,13 @@ export interface components {
                     t: string;
                     yesPriceCents: number;
                 }[];
+                /** @description The chance shown, in basis points. In an exclusive event those of all options add up to exactly 10,000: the house maker’s chances, or without one the last traded prices scaled to add up */
                 probabilityBps: number;
                 resolution: ("YES" | "NO" | "VOID") | null;
                 /** @description Notional traded, in the takers’ prices */
                 volumeCents: number;
                 volumeShares: number;
-                /** @description Last traded YES price, else the house quote, else 50 */
+                /** @description Independent option: last traded YES price, else the house quote, else 50. Exclusive event: the option’s chance, rounded to a cent (1..99) */
                 yesPriceCents: number;
             }[];
             range: string;
@@ -2574,7 +2621,10 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             description: string;
+            /** @description Exactly one option resolves YES: the options trade as one market (one house maker, chances that add up, conversions between them) */
+            exclusive: boolean;
             featured: boolean;
+            houseLiquidityCents: number | null;
             /** @description Numeric id as a string */
             id: string;
             options: components["schemas"]["Option"][];
@@ -2591,7 +2641,10 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             description: string;
+            /** @description Exactly one option resolves YES: the options trade as one market (one house maker, chances that add up, conversions between them) */
+            exclusive: boolean;
             featured: boolean;
+            houseLiquidityCents: number | null;
             /** @description Numeric id as a string */
             id: string;
             resolutionSource: string | null;
@@ -2773,7 +2826,7 @@ export interface components {
             type: string;
         };
         Option: {
-            /** @description LMSR liquidity b of the house market maker (0 = none) */
+            /** @description LMSR liquidity b of this option’s own house maker (0 = none; always 0 in an exclusive event) */
             houseLiquidityCents: number;
             /** @description Numeric id as a string */
             id: string;
@@ -2781,12 +2834,13 @@ export interface components {
             lastYesPriceCents: number | null;
             /** @description 100 − yesPriceCents */
             noPriceCents: number;
+            /** @description The chance shown, in basis points. In an exclusive event those of all options add up to exactly 10,000: the house maker’s chances, or without one the last traded prices scaled to add up */
             probabilityBps: number;
             resolution: ("YES" | "NO" | "VOID") | null;
             /** @description Notional traded, in the takers’ prices */
             volumeCents: number;
             volumeShares: number;
-            /** @description Last traded YES price, else the house quote, else 50 */
+            /** @description Independent option: last traded YES price, else the house quote, else 50. Exclusive event: the option’s chance, rounded to a cent (1..99) */
             yesPriceCents: number;
         };
         Order: {
@@ -2821,6 +2875,8 @@ export interface components {
             /** @description Increases with every change to the book */
             bookVersion: number;
             eventSlug: string;
+            /** @description The option is one of an exclusive event’s, whose one house maker quotes all its options */
+            exclusive: boolean;
             lastYesPriceCents: number | null;
             no: {
                 asks: {
@@ -3965,14 +4021,18 @@ export interface operations {
                     /** Format: date-time */
                     closesAt: string;
                     description?: string;
+                    /** @description Exactly one option resolves YES ("who wins?"): the options trade as one market with one house maker, chances that add up to 100 %, and conversions between them. Needs at least two options; a catch-all option ("Any other team") keeps it exhaustive. Fixed once the event opens. Default false */
+                    exclusive?: boolean;
                     featured?: boolean;
+                    /** @description Exclusive events only: LMSR liquidity b in cents of the event’s one house maker, which quotes every option (0 = none). Its worst-case loss is b·ln(1 / the smallest starting chance): b·ln n for n options at even odds. On PATCH, only while a draft */
+                    liquidityCents?: number;
                     /** @description Open for trading at once (default: stays a draft) */
                     open?: boolean;
                     options: {
-                        /** @description Starting YES price of the house maker (default 50) */
+                        /** @description Starting YES price of the house maker (default 50). In an exclusive event, the option’s starting chance: the prices of all options are taken as shares of 100 % (give all or none; none = even odds) */
                         initialPriceCents?: number;
                         label: string;
-                        /** @description LMSR liquidity b of the house market maker in cents (0 = none); its worst-case loss is b·ln 2 */
+                        /** @description LMSR liquidity b of this option’s house market maker in cents (0 = none); its worst-case loss is b·ln(1 / min(p, 1 − p)) for a starting price p (b·ln 2 from 50). Not for an exclusive event, whose options share the event’s one maker (`liquidityCents` on the event) */
                         liquidityCents?: number;
                     }[];
                     resolutionSource?: string;
@@ -4253,7 +4313,11 @@ export interface operations {
                     /** Format: date-time */
                     closesAt?: string;
                     description?: string;
+                    /** @description Only while a draft: whether exactly one option resolves YES */
+                    exclusive?: boolean;
                     featured?: boolean;
+                    /** @description Exclusive events only: LMSR liquidity b in cents of the event’s one house maker, which quotes every option (0 = none). Its worst-case loss is b·ln(1 / the smallest starting chance): b·ln n for n options at even odds. On PATCH, only while a draft */
+                    liquidityCents?: number;
                     resolutionSource?: string | null;
                     title?: string;
                 };
@@ -5660,10 +5724,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Starting YES price of the house maker (default 50) */
+                    /** @description Starting YES price of the house maker (default 50). In an exclusive event, the option’s starting chance: the prices of all options are taken as shares of 100 % (give all or none; none = even odds) */
                     initialPriceCents?: number;
                     label?: string;
-                    /** @description LMSR liquidity b of the house market maker in cents (0 = none); its worst-case loss is b·ln 2 */
+                    /** @description LMSR liquidity b of this option’s house market maker in cents (0 = none); its worst-case loss is b·ln(1 / min(p, 1 − p)) for a starting price p (b·ln 2 from 50). Not for an exclusive event, whose options share the event’s one maker (`liquidityCents` on the event) */
                     liquidityCents?: number;
                 };
             };
@@ -6184,7 +6248,7 @@ export interface operations {
                         eventId: string;
                         /** @description How many accounts hold shares of any option */
                         holders: number;
-                        /** @description Paid to the house market maker */
+                        /** @description Paid to the house: its market maker and, in an exclusive event, its conversion pool */
                         housePayoutCents: number;
                         options: {
                             holders: number;
@@ -9359,6 +9423,140 @@ export interface operations {
             };
         };
     };
+    listConversions: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @description Only this event’s, by its slug */
+                eventSlug?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Cash you received (negative: paid) */
+                            cashCents: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Numeric id as a string */
+                            eventId: string;
+                            eventSlug: string;
+                            /** @description Numeric id as a string */
+                            id: string;
+                            legs: {
+                                /** @description Numeric id as a string */
+                                optionId: string;
+                                optionLabel: string;
+                                /** @description The price per share the leg is booked at in your cost basis and realized P&L: the house’s chance of the option (its NO at 100 − that) */
+                                priceCents: number;
+                                /** @description Shares you received (positive) or gave (negative) */
+                                quantity: number;
+                                /** @description YES or NO */
+                                side: "YES" | "NO";
+                            }[];
+                            /** @description convert: the options whose NO shares were given */
+                            optionIds: string[];
+                            /** @description Units converted */
+                            quantity: number;
+                            type: "convert" | "split" | "merge";
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
     listCopyLeaders: {
         parameters: {
             query?: never;
@@ -10186,6 +10384,224 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
                         code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    convertShares: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Numeric id as a string */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description convert only: the options whose NO shares you give (each at most once) */
+                    optionIds?: string[];
+                    /** @description Whole shares (default limit 1..1,000,000) */
+                    quantity: number;
+                    /** @description convert: NO on the options named in `optionIds` → YES on every other option, plus (k − 1) × 100 cents a unit for k options; split: 100 cents a unit → YES on every option; merge: YES on every option → 100 cents a unit */
+                    type: "convert" | "split" | "merge";
+                };
+            };
+        };
+        responses: {
+            /** @description The order as placed; a retry with the same Idempotency-Key (or clientOrderId) answers the first result again, 201 with Idempotent-Replayed: true, and places nothing */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Cash you received (negative: paid) */
+                        cashCents: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description Numeric id as a string */
+                        eventId: string;
+                        eventSlug: string;
+                        /** @description Numeric id as a string */
+                        id: string;
+                        legs: {
+                            /** @description Numeric id as a string */
+                            optionId: string;
+                            optionLabel: string;
+                            /** @description The price per share the leg is booked at in your cost basis and realized P&L: the house’s chance of the option (its NO at 100 − that) */
+                            priceCents: number;
+                            /** @description Shares you received (positive) or gave (negative) */
+                            quantity: number;
+                            /** @description YES or NO */
+                            side: "YES" | "NO";
+                        }[];
+                        /** @description convert: the options whose NO shares were given */
+                        optionIds: string[];
+                        /** @description Units converted */
+                        quantity: number;
+                        type: "convert" | "split" | "merge";
+                    };
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not enough cash (INSUFFICIENT_FUNDS) */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Conflict with the current state (the code names it) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "EVENT_NOT_EXCLUSIVE" | "INSUFFICIENT_SHARES" | "MARKET_CLOSED" | "IDEMPOTENCY_MISMATCH";
+                    };
+                };
+            };
+            /** @description Body too large (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
                     };
                 };
             };

@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { currentUser } from '../../platform/auth.js';
 import { errors, IdParams, IdString, Page, PageQuery } from '../../platform/http.js';
 import type { InvariantResult } from '../ledger/audit.js';
+import type { Markets } from '../markets/module.js';
 import { DisputeView, EventDetail, EventSummary, OutcomeSchema } from '../markets/schemas.js';
-import type { MarketsService } from '../markets/service.js';
 
 const tags = ['Admin'];
 const security = [{ bearerAuth: [] }];
@@ -17,19 +17,32 @@ const NewOption = Type.Object(
         minimum: 0,
         maximum: 100_000_000,
         description:
-          'LMSR liquidity b of the house market maker in cents (0 = none); its worst-case loss is b·ln 2',
+          'LMSR liquidity b of this option’s house market maker in cents (0 = none); its worst-case loss is ' +
+          'b·ln(1 / min(p, 1 − p)) for a starting price p (b·ln 2 from 50). Not for an exclusive event, whose ' +
+          'options share the event’s one maker (`liquidityCents` on the event)',
       }),
     ),
     initialPriceCents: Type.Optional(
       Type.Integer({
         minimum: 1,
         maximum: 99,
-        description: 'Starting YES price of the house maker (default 50)',
+        description:
+          'Starting YES price of the house maker (default 50). In an exclusive event, the option’s starting ' +
+          'chance: the prices of all options are taken as shares of 100 % (give all or none; none = even odds)',
       }),
     ),
   },
   { additionalProperties: false },
 );
+
+const EventLiquidity = Type.Integer({
+  minimum: 0,
+  maximum: 100_000_000,
+  description:
+    'Exclusive events only: LMSR liquidity b in cents of the event’s one house maker, which quotes every option ' +
+    '(0 = none). Its worst-case loss is b·ln(1 / the smallest starting chance): b·ln n for n options at even odds. ' +
+    'On PATCH, only while a draft',
+});
 
 const CreateEventBody = Type.Object(
   {
@@ -42,6 +55,15 @@ const CreateEventBody = Type.Object(
     closesAt: Type.String({ format: 'date-time' }),
     options: Type.Array(NewOption, { minItems: 1, maxItems: 50 }),
     open: Type.Optional(Type.Boolean({ description: 'Open for trading at once (default: stays a draft)' })),
+    exclusive: Type.Optional(
+      Type.Boolean({
+        description:
+          'Exactly one option resolves YES ("who wins?"): the options trade as one market with one house maker, ' +
+          'chances that add up to 100 %, and conversions between them. Needs at least two options; a catch-all ' +
+          'option ("Any other team") keeps it exhaustive. Fixed once the event opens. Default false',
+      }),
+    ),
+    liquidityCents: Type.Optional(EventLiquidity),
   },
   { additionalProperties: false },
 );
@@ -54,6 +76,10 @@ const PatchEventBody = Type.Object(
     featured: Type.Optional(Type.Boolean()),
     resolutionSource: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
     closesAt: Type.Optional(Type.String({ format: 'date-time' })),
+    exclusive: Type.Optional(
+      Type.Boolean({ description: 'Only while a draft: whether exactly one option resolves YES' }),
+    ),
+    liquidityCents: Type.Optional(EventLiquidity),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -70,7 +96,10 @@ const SettlementPreview = Type.Object({
   eventId: IdString,
   holders: Type.Integer({ minimum: 0, description: 'How many accounts hold shares of any option' }),
   payoutCents: Type.Integer({ minimum: 0, description: 'Paid to those holders in all' }),
-  housePayoutCents: Type.Integer({ minimum: 0, description: 'Paid to the house market maker' }),
+  housePayoutCents: Type.Integer({
+    minimum: 0,
+    description: 'Paid to the house: its market maker and, in an exclusive event, its conversion pool',
+  }),
   disputePending: Type.Boolean({ description: 'Settling is refused (409 DISPUTE_PENDING) while true' }),
   options: Type.Array(
     Type.Object({
@@ -97,7 +126,7 @@ const AuditResult = Type.Object({
 });
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{
-  markets: MarketsService;
+  markets: Markets;
   audit: () => Promise<InvariantResult[]>;
 }> = async (app, { markets, audit }) => {
   app.addHook('onRequest', app.authorizeAdmin);
@@ -119,7 +148,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) =>
-      markets.adminList(request.query.limit ?? 50, request.query.cursor, request.query.status),
+      markets.catalogue.adminList(request.query.limit ?? 50, request.query.cursor, request.query.status),
   );
 
   app.post(
@@ -136,7 +165,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         response: { 201: EventDetail, ...errors(400, 401, 403, 409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await markets.createEvent(request.body)),
+    async (request, reply) => reply.status(201).send(await markets.editing.createEvent(request.body)),
   );
 
   app.get(
@@ -150,7 +179,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: EventDetail, ...errors(401, 403, 404) },
       },
     },
-    async (request) => markets.adminView(Number(request.params.id)),
+    async (request) => markets.catalogue.adminView(Number(request.params.id)),
   );
 
   app.patch(
@@ -160,6 +189,10 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         summary: 'Edit a draft or open event',
+        description:
+          'Title, description, category, featured, resolution source and closing time while draft or open; ' +
+          '`exclusive` and `liquidityCents` only while a draft (409 INVALID_TRANSITION after): the house maker then ' +
+          'opens at the chances the draft shows.',
         params: IdParams,
         body: PatchEventBody,
         response: { 200: EventDetail, ...errors(400, 401, 403, 404, 409) },
@@ -167,7 +200,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { closesAt, ...rest } = request.body;
-      return markets.updateEvent(Number(request.params.id), {
+      return markets.editing.updateEvent(Number(request.params.id), {
         ...rest,
         ...(closesAt !== undefined ? { closesAt: new Date(closesAt) } : {}),
       });
@@ -198,7 +231,11 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) =>
-      markets.updateDraftOption(Number(request.params.id), Number(request.params.optionId), request.body),
+      markets.editing.updateDraftOption(
+        Number(request.params.id),
+        Number(request.params.optionId),
+        request.body,
+      ),
   );
 
   const transition = (
@@ -223,20 +260,20 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
     );
 
   transition('open', 'Open a draft for trading', '409 INVALID_TRANSITION unless it is a draft.', (id) =>
-    markets.openEvent(id),
+    markets.lifecycle.openEvent(id),
   );
   transition(
     'close',
     'Close trading',
     'No new orders; every open order is cancelled and its reservation released. Events also close by themselves at closesAt.',
-    (id) => markets.closeEvent(id),
+    (id) => markets.lifecycle.closeEvent(id),
   );
   transition(
     'settle',
     'Settle now',
     'Pays every holder from escrow: 100 per winning share, 50 per share of either side for VOID. Normally a job ' +
       'settles after the dispute window; this skips the rest of the window. 409 DISPUTE_PENDING while a dispute is pending.',
-    (id) => markets.settleEvent(id),
+    (id) => markets.lifecycle.settleEvent(id),
   );
 
   app.get(
@@ -253,7 +290,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: SettlementPreview, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => markets.settlementPreview(Number(request.params.id)),
+    async (request) => markets.lifecycle.settlementPreview(Number(request.params.id)),
   );
 
   app.get(
@@ -283,13 +320,15 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         security,
         summary: 'Resolve an event: YES, NO or VOID for every option',
         description:
-          'Closes the event first if it is open. Settlement follows after DISPUTE_WINDOW_HOURS unless a dispute is pending.',
+          'Closes the event first if it is open. Settlement follows after DISPUTE_WINDOW_HOURS unless a dispute is ' +
+          'pending. An exclusive event resolves with exactly one option YES and every other NO, or every option ' +
+          'VOID; anything else is 400 VALIDATION_FAILED with the reason.',
         params: IdParams,
         body: Type.Object({ outcomes: Outcomes }, { additionalProperties: false }),
         response: { 200: EventDetail, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => markets.resolveEvent(Number(request.params.id), request.body.outcomes),
+    async (request) => markets.lifecycle.resolveEvent(Number(request.params.id), request.body.outcomes),
   );
 
   app.get(
@@ -312,7 +351,11 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) =>
-      markets.listDisputes(request.query.status ?? null, request.query.limit ?? 50, request.query.cursor),
+      markets.disputes.listDisputes(
+        request.query.status ?? null,
+        request.query.limit ?? 50,
+        request.query.cursor,
+      ),
   );
 
   app.post(
@@ -338,6 +381,6 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) =>
-      markets.decideDispute(currentUser(request).userId, Number(request.params.id), request.body),
+      markets.disputes.decideDispute(currentUser(request).userId, Number(request.params.id), request.body),
   );
 };

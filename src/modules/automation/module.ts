@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.js';
 import type { JobRunner } from '../../platform/jobs.js';
+import type { MarketCatalogue } from '../markets/catalogue.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { TradingService } from '../trading/service.js';
 import type { WebhookOutbox } from '../webhooks/module.js';
@@ -22,6 +23,7 @@ export const AUTOMATION_JOBS = { mirror: 'copy-trading.mirror' } as const;
 export function createAutomation(deps: {
   db: Kysely<DB>;
   trading: TradingService;
+  prices: Pick<MarketCatalogue, 'shownYesPrice'>;
   notifications: NotificationsService;
   outbox: WebhookOutbox;
   flags: FlagReader;
@@ -31,7 +33,7 @@ export function createAutomation(deps: {
 }) {
   const repository = new AutomationRepository();
   const events = new TradingEvents(repository, deps.notifications, deps.outbox);
-  const protections = new ProtectionsService(deps.db, repository, deps.trading, events);
+  const protections = new ProtectionsService(deps.db, repository, deps.trading, events, deps.prices);
   const copyTrading = new CopyTradingService(
     deps.db,
     new CopyRepository(),

@@ -3,7 +3,8 @@ import { sidePrice } from '../../exchange/money.js';
 import type { DB } from '../../platform/db/schema.js';
 import type { Tx } from '../../platform/db/types.js';
 import { AppError, NotFoundError, ValidationError } from '../../platform/errors.js';
-import { displayYesPrice } from '../markets/service.js';
+
+import type { MarketCatalogue } from '../markets/catalogue.js';
 import type { TradingService } from '../trading/service.js';
 import type { OrderCommitted } from '../trading/types.js';
 import { toPositionView } from '../trading/views.js';
@@ -41,6 +42,7 @@ export class ProtectionsService {
     private readonly automation: AutomationRepository,
     private readonly trading: TradingService,
     private readonly events: TradingEvents,
+    private readonly prices: Pick<MarketCatalogue, 'shownYesPrice'>,
   ) {}
 
   async setProtections(userId: number, positionId: number, input: ProtectionsInput) {
@@ -53,7 +55,8 @@ export class ProtectionsService {
       if (position.quantity === 0 || option.event_status !== 'open' || option.closes_at <= new Date()) {
         throw new PositionClosedError();
       }
-      const priceBps = sidePrice(position.side, option.last_yes_price ?? displayYesPrice(option)) * 100;
+      const priceBps =
+        sidePrice(position.side, option.last_yes_price ?? (await this.prices.shownYesPrice(option.id))) * 100;
       const problems = [];
       const { stopLossProbBps: stopLoss, takeProfitProbBps: takeProfit } = input;
       if (typeof stopLoss === 'number' && stopLoss >= priceBps) {

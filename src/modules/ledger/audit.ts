@@ -1,4 +1,8 @@
 import { sql } from 'kysely';
+import { chancesOfOffsets, makerResults } from '../../exchange/house.js';
+import { openingLossBoundCents } from '../../exchange/lmsr.js';
+import { PAYOUT_CENTS } from '../../exchange/money.js';
+import { payoutPerShare } from '../../exchange/positions.js';
 import type { Queryable } from '../../platform/db/types.js';
 
 export interface InvariantResult {
@@ -18,6 +22,8 @@ export class AuditRepository {
       await this.noNegativeUserBalances(db),
       await this.sharesMatchEscrow(db),
       await this.reservedMatchesOpenOrders(db),
+      await this.conversionPoolsHoldCompleteSets(db),
+      await this.houseLossBounded(db),
     ];
   }
 
@@ -70,8 +76,10 @@ export class AuditRepository {
       escrow: number;
     }>`
       SELECT o.id, e.status, (o.pairs_minted - o.pairs_merged)::bigint AS pairs,
-             (o.amm_yes_shares + coalesce(y.q, 0))::bigint AS yes,
-             (o.amm_no_shares + coalesce(n.q, 0))::bigint AS no,
+             (o.amm_yes_shares + coalesce(y.q, 0)
+               + CASE WHEN e.status = 'settled' THEN 0 ELSE o.pool_yes_shares END)::bigint AS yes,
+             (o.amm_no_shares + coalesce(n.q, 0)
+               + CASE WHEN e.status = 'settled' THEN 0 ELSE o.pool_no_shares END)::bigint AS no,
              coalesce(a.balance, 0)::bigint AS escrow
       FROM options o
       JOIN events e ON e.id = o.event_id
@@ -94,7 +102,9 @@ export class AuditRepository {
       if (violations.length >= 20) break;
     }
     return {
-      invariant: '3. per option YES = NO = pairs minted − merged, escrow = 100 × pairs (zero once settled)',
+      invariant:
+        '3. per option YES = NO = pairs minted − merged (holders, house maker and conversion pool), escrow = 100 × ' +
+        'pairs (zero once settled)',
       ok: !violations.length,
       violations,
     };
@@ -137,6 +147,112 @@ export class AuditRepository {
     ];
     return {
       invariant: "4. each user's reserved equals the collateral of their open orders",
+      ok: !violations.length,
+      violations,
+    };
+  }
+
+  /**
+   * An exclusive event's conversion pool holds complete sets (as many YES, or as many NO, of every option), and its
+   * account stands at minus what they cost (100 a YES set, (n − 1) × 100 a NO set), plus, once settled, what they
+   * paid.
+   */
+  private async conversionPoolsHoldCompleteSets(db: Queryable): Promise<InvariantResult> {
+    const rows = await sql<{
+      id: number;
+      status: string;
+      yes: number[];
+      no: number[];
+      resolutions: (string | null)[];
+      balance: number | null;
+    }>`
+      SELECT e.id, e.status, array_agg(o.pool_yes_shares ORDER BY o.id) AS yes,
+        array_agg(o.pool_no_shares ORDER BY o.id) AS no, array_agg(o.resolution ORDER BY o.id) AS resolutions,
+        (SELECT balance FROM ledger_accounts a WHERE a.kind = 'conversion' AND a.event_id = e.id) AS balance
+      FROM events e JOIN options o ON o.event_id = e.id
+      WHERE e.exclusive GROUP BY e.id, e.status ORDER BY e.id`.execute(db);
+    const violations: string[] = [];
+    for (const r of rows.rows) {
+      const yes = r.yes.map(Number);
+      const no = r.no.map(Number);
+      const [yesSets = 0, noSets = 0] = [yes[0], no[0]];
+      const n = yes.length;
+      if (yes.some((q) => q !== yesSets) || no.some((q) => q !== noSets) || Math.min(yesSets, noSets) > 0) {
+        violations.push(
+          `event ${r.id}: the conversion pool holds YES ${yes.join('/')} and NO ${no.join('/')}`,
+        );
+        continue;
+      }
+      let expected = -PAYOUT_CENTS * yesSets - PAYOUT_CENTS * (n - 1) * noSets;
+      if (r.status === 'settled')
+        for (const resolution of r.resolutions) {
+          const outcome = (resolution ?? 'VOID') as 'YES' | 'NO' | 'VOID';
+          expected += yesSets * payoutPerShare('YES', outcome) + noSets * payoutPerShare('NO', outcome);
+        }
+      if (Number(r.balance ?? 0) !== expected)
+        violations.push(
+          `event ${r.id}: the conversion pool's account is ${r.balance}, its sets say ${expected}`,
+        );
+      if (violations.length >= 20) break;
+    }
+    return {
+      invariant:
+        "5. each exclusive event's conversion pool holds complete sets, its account at what they cost",
+      ok: !violations.length,
+      violations,
+    };
+  }
+
+  /**
+   * The house maker's cash per option adds up to its account, and in every market not yet settled it can lose at
+   * most what the LMSR bounds: b·ln(1 / the smallest chance it opened at), whatever the outcome.
+   */
+  private async houseLossBounded(db: Queryable): Promise<InvariantResult> {
+    const total = await sql<{ cash: number | null; balance: number | null }>`
+      SELECT (SELECT sum(amm_cash_cents) FROM options)::bigint AS cash,
+        (SELECT balance FROM ledger_accounts WHERE kind = 'amm') AS balance`.execute(db);
+    const violations: string[] = [];
+    const { cash, balance } = total.rows[0] ?? { cash: 0, balance: 0 };
+    if (Number(cash ?? 0) !== Number(balance ?? 0))
+      violations.push(`the house maker's account is ${balance} but its options' cash adds up to ${cash}`);
+    const rows = await sql<{
+      market: string;
+      exclusive: boolean;
+      liquidity: number;
+      offsets: number[];
+      cash: number[];
+      yes: number[];
+      no: number[];
+    }>`
+      SELECT CASE WHEN e.exclusive THEN 'event ' || e.id ELSE 'option ' || o.id END AS market, e.exclusive,
+        max(CASE WHEN e.exclusive THEN e.liquidity_b ELSE o.liquidity_b END) AS liquidity,
+        array_agg(o.amm_offset ORDER BY o.id) AS offsets, array_agg(o.amm_cash_cents ORDER BY o.id) AS cash,
+        array_agg(o.amm_yes_shares ORDER BY o.id) AS yes, array_agg(o.amm_no_shares ORDER BY o.id) AS no
+      FROM options o JOIN events e ON e.id = o.event_id
+      WHERE e.status <> 'settled'
+      GROUP BY 1, 2
+      HAVING max(CASE WHEN e.exclusive THEN e.liquidity_b ELSE o.liquidity_b END) > 0`.execute(db);
+    for (const r of rows.rows) {
+      const liquidity = Number(r.liquidity);
+      const books = r.cash.map((c, i) => ({
+        cashCents: Number(c),
+        yesShares: Number(r.yes[i]),
+        noShares: Number(r.no[i]),
+      }));
+      const offsets = r.offsets.map(Number);
+      // An independent option's maker is the two-outcome LMSR of its YES against its NO.
+      const chances = chancesOfOffsets(liquidity, r.exclusive ? offsets : [offsets[0] ?? 0, 0]);
+      const bound = openingLossBoundCents(liquidity, chances);
+      const worst = Math.min(...makerResults(books, r.exclusive));
+      if (worst < -bound - 1e-6 * liquidity)
+        violations.push(
+          `${r.market}: the house maker could lose ${-worst} cents, more than its bound ${bound.toFixed(0)}`,
+        );
+      if (violations.length >= 20) break;
+    }
+    return {
+      invariant:
+        "6. the house maker's cash adds up, and in no market can it lose more than b·ln(1 / its smallest opening chance)",
       ok: !violations.length,
       violations,
     };

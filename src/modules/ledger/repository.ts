@@ -27,6 +27,13 @@ export class LedgerRepository {
     await trx.insertInto('ledger_accounts').values({ kind: 'escrow', option_id: optionId }).execute();
   }
 
+  /** The conversion pool account of an exclusive event (conversions.ts); opened once, when first needed. */
+  async openConversionAccount(trx: Queryable, eventId: number): Promise<void> {
+    await sql`
+      INSERT INTO ledger_accounts (kind, event_id) VALUES ('conversion', ${eventId})
+      ON CONFLICT (event_id, kind) WHERE event_id IS NOT NULL DO NOTHING`.execute(trx);
+  }
+
   /**
    * Writes an entry inside the caller's transaction. A user account that would go negative raises
    * InsufficientFundsError (for cash) before anything is written, so the caller's transaction rolls back.
@@ -117,6 +124,7 @@ export class LedgerRepository {
     const out = new Map<string, number>();
     const users = new Set<number>();
     const options = new Set<number>();
+    const events = new Set<number>();
     let house = false;
     for (const account of accounts) {
       const key = accountKey(account);
@@ -127,28 +135,26 @@ export class LedgerRepository {
       }
       if (account.kind === 'cash' || account.kind === 'reserved') users.add(account.userId);
       else if (account.kind === 'escrow') options.add(account.optionId);
+      else if (account.kind === 'conversion') events.add(account.eventId);
       else house = true;
     }
-    if (users.size + options.size > 0 || house) {
+    if (users.size + options.size + events.size > 0 || house) {
       const rows = await db
         .selectFrom('ledger_accounts')
-        .select(['id', 'kind', 'user_id', 'option_id'])
+        .select(['id', 'kind', 'user_id', 'option_id', 'event_id'])
         .where((eb) =>
           eb.or([
             ...(users.size ? [eb('user_id', 'in', [...users])] : []),
             ...(options.size ? [eb('option_id', 'in', [...options])] : []),
-            ...(house ? [eb.and([eb('user_id', 'is', null), eb('option_id', 'is', null)])] : []),
+            ...(events.size ? [eb('event_id', 'in', [...events])] : []),
+            ...(house
+              ? [eb.and([eb('user_id', 'is', null), eb('option_id', 'is', null), eb('event_id', 'is', null)])]
+              : []),
           ]),
         )
         .execute();
       for (const row of rows) {
-        const key = accountKey(
-          (row.kind === 'cash' || row.kind === 'reserved'
-            ? { kind: row.kind, userId: row.user_id }
-            : row.kind === 'escrow'
-              ? { kind: 'escrow', optionId: row.option_id }
-              : { kind: row.kind }) as AccountRef,
-        );
+        const key = accountKey(accountOfRow(row));
         if (this.knownIds.size > 100_000) this.knownIds.clear();
         this.knownIds.set(key, row.id);
         out.set(key, row.id);
@@ -171,8 +177,10 @@ export class LedgerRepository {
       if (amount < 0) query = query.where((eb) => eb(eb('balance', '+', amount), '>=', 0));
     } else if (account.kind === 'escrow') {
       query = query.where('option_id', '=', account.optionId);
+    } else if (account.kind === 'conversion') {
+      query = query.where('event_id', '=', account.eventId);
     } else {
-      query = query.where('user_id', 'is', null).where('option_id', 'is', null);
+      query = query.where('user_id', 'is', null).where('option_id', 'is', null).where('event_id', 'is', null);
     }
     const row = await query.executeTakeFirst();
     if (row) return row.id;
@@ -188,7 +196,9 @@ export class LedgerRepository {
     if (account.kind === 'cash' || account.kind === 'reserved')
       query = query.where('user_id', '=', account.userId);
     else if (account.kind === 'escrow') query = query.where('option_id', '=', account.optionId);
-    else query = query.where('user_id', 'is', null).where('option_id', 'is', null);
+    else if (account.kind === 'conversion') query = query.where('event_id', '=', account.eventId);
+    else
+      query = query.where('user_id', 'is', null).where('option_id', 'is', null).where('event_id', 'is', null);
     const row = await query.executeTakeFirst();
     return row?.balance ?? 0;
   }
@@ -207,3 +217,23 @@ export class LedgerRepository {
 }
 
 export type LedgerDb = Kysely<DB>;
+
+/** The account a ledger row is, by what owns it. */
+function accountOfRow(row: {
+  kind: AccountRef['kind'];
+  user_id: number | null;
+  option_id: number | null;
+  event_id: number | null;
+}): AccountRef {
+  switch (row.kind) {
+    case 'cash':
+    case 'reserved':
+      return { kind: row.kind, userId: row.user_id as number };
+    case 'escrow':
+      return { kind: 'escrow', optionId: row.option_id as number };
+    case 'conversion':
+      return { kind: 'conversion', eventId: row.event_id as number };
+    default:
+      return { kind: row.kind };
+  }
+}

@@ -272,6 +272,11 @@ export class MarketDataRepository {
         UNION ALL
         SELECT floor(extract(epoch FROM created_at) * 1000 / ${stepMs}), option_id, side, -quantity
         FROM position_settlements WHERE user_id = ${userId} AND created_at >= ${since}
+        UNION ALL
+        SELECT floor(extract(epoch FROM c.created_at) * 1000 / ${stepMs}), (leg->>'optionId')::bigint,
+          leg->>'side', (leg->>'quantity')::bigint
+        FROM conversions c CROSS JOIN LATERAL jsonb_array_elements(c.legs) AS leg
+        WHERE c.user_id = ${userId} AND c.created_at >= ${since}
       ) changes
       GROUP BY 1, 2, 3`.execute(db);
     return rows.map((row) => ({

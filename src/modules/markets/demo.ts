@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AccountsService } from '../accounts/service.js';
 import type { TournamentsService } from '../competitions/tournaments.js';
 import type { DiscussionService } from '../social/discussion.js';
-import type { MarketsService, NewEventInput } from './service.js';
+import type { MarketEditing, NewEventInput } from './editing.js';
 
 const DAY = 86_400_000;
 
@@ -14,30 +14,37 @@ export function demoCatalogue(now = Date.now()): NewEventInput[] {
       slug: 'ind-vs-aus-1st-odi',
       title: 'India vs Australia, 1st ODI: who wins?',
       description:
-        'One-day international at Wankhede Stadium, Mumbai. A tie or no result resolves both options VOID.',
+        'One-day international at Wankhede Stadium, Mumbai. Exactly one team wins; a tie or no result resolves ' +
+        'both options VOID.',
       category: 'cricket',
       featured: true,
       resolutionSource: 'Official ICC scorecard',
       closesAt: inDays(3),
+      exclusive: true,
+      liquidityCents: 100_000,
       options: [
-        { label: 'India', liquidityCents: 100_000, initialPriceCents: 58 },
-        { label: 'Australia', liquidityCents: 100_000, initialPriceCents: 42 },
+        { label: 'India', initialPriceCents: 58 },
+        { label: 'Australia', initialPriceCents: 42 },
       ],
       open: true,
     },
     {
       slug: 'ipl-2027-champion',
       title: 'Who will win IPL 2027?',
-      description: 'The team that wins the IPL 2027 final.',
+      description:
+        'The team that wins the IPL 2027 final. Exactly one option wins: a team not listed wins as "Any other team".',
       category: 'cricket',
       featured: true,
       resolutionSource: 'BCCI / IPL official announcement',
       closesAt: inDays(150),
+      exclusive: true,
+      liquidityCents: 100_000,
       options: [
-        { label: 'Mumbai Indians', liquidityCents: 50_000, initialPriceCents: 18 },
-        { label: 'Chennai Super Kings', liquidityCents: 50_000, initialPriceCents: 17 },
-        { label: 'Royal Challengers Bengaluru', liquidityCents: 50_000, initialPriceCents: 15 },
-        { label: 'Kolkata Knight Riders', liquidityCents: 50_000, initialPriceCents: 12 },
+        { label: 'Mumbai Indians', initialPriceCents: 18 },
+        { label: 'Chennai Super Kings', initialPriceCents: 17 },
+        { label: 'Royal Challengers Bengaluru', initialPriceCents: 15 },
+        { label: 'Kolkata Knight Riders', initialPriceCents: 12 },
+        { label: 'Any other team', initialPriceCents: 38 },
       ],
       open: true,
     },
@@ -77,7 +84,7 @@ export function demoCatalogue(now = Date.now()): NewEventInput[] {
   ];
 }
 
-export async function seedDemoCatalogue(markets: MarketsService): Promise<number> {
+export async function seedDemoCatalogue(markets: Pick<MarketEditing, 'createEvent'>): Promise<number> {
   const events = demoCatalogue();
   for (const event of events) await markets.createEvent(event);
   return events.length;
@@ -110,7 +117,7 @@ const DEMO_POSTS: { author: (typeof DEMO_TRADERS)[number]; eventSlug: string; te
 ];
 
 export interface DemoServices {
-  markets: MarketsService;
+  markets: Pick<MarketEditing, 'createEvent'>;
   accounts: Pick<AccountsService, 'register'>;
   discussion: Pick<DiscussionService, 'createPost'>;
   tournaments: Pick<TournamentsService, 'create' | 'join'>;

@@ -2,8 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../platform/db/database.js';
 import { type Loaded, ReadCache } from '../../platform/read-cache.js';
 import type { TradingService } from '../trading/service.js';
+import type { MarketCatalogue, PriceRange } from './catalogue.js';
+import type { CatalogueChanges } from './changes.js';
 import { CATALOGUE_CHANNEL } from './repository.js';
-import type { MarketsService, PriceRange } from './service.js';
 
 /** Every committed change to an option's book is announced on this channel with its `optionId` and `seq`. */
 const BOOK_CHANNEL = 'pmx_book';
@@ -17,11 +18,11 @@ const UNCONFIRMED_MS = 5_000;
 /** Bound of the number of cached answers (their total length is bounded by READ_CACHE_MAX_MB). */
 const MAX_ENTRIES = 20_000;
 
-type EventListQuery = Parameters<MarketsService['listEvents']>[0];
-type EventList = Awaited<ReturnType<MarketsService['listEvents']>>;
-type EventDetail = Awaited<ReturnType<MarketsService['getEvent']>>;
-type EventLookup = Awaited<ReturnType<MarketsService['lookup']>>;
-type OrderBook = Awaited<ReturnType<MarketsService['orderBook']>>;
+type EventListQuery = Parameters<MarketCatalogue['listEvents']>[0];
+type EventList = Awaited<ReturnType<MarketCatalogue['listEvents']>>;
+type EventDetail = Awaited<ReturnType<MarketCatalogue['getEvent']>>;
+type EventLookup = Awaited<ReturnType<MarketCatalogue['lookup']>>;
+type OrderBook = Awaited<ReturnType<MarketCatalogue['orderBook']>>;
 
 /** Turns an answer into the JSON text its route sends (the route's response serializer). */
 export type Serialize<T> = (value: T) => string;
@@ -51,7 +52,8 @@ export class MarketReadCache {
   private stopListening: (() => Promise<void>)[] = [];
 
   constructor(
-    private readonly markets: MarketsService,
+    private readonly markets: MarketCatalogue,
+    private readonly changes: CatalogueChanges,
     private readonly database: Database,
     private readonly log: FastifyBaseLogger,
     maxMb: number,
@@ -147,7 +149,7 @@ export class MarketReadCache {
         at: Date.now(),
       });
     });
-    this.markets.onCatalogueChanged(() => this.invalidateAll());
+    this.changes.on(() => this.invalidateAll());
   }
 
   /**

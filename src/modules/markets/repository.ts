@@ -17,6 +17,8 @@ const EVENT_COLUMNS = [
   'featured',
   'status',
   'resolution_source',
+  'exclusive',
+  'liquidity_b',
   'closes_at',
   'opened_at',
   'closed_at',
@@ -43,6 +45,9 @@ export interface NewEvent {
   featured: boolean;
   resolutionSource: string | null;
   closesAt: Date;
+  exclusive: boolean;
+  /** An exclusive event's house maker (0 = none). */
+  liquidityCents: number;
 }
 
 export interface NewOption {
@@ -59,6 +64,8 @@ export interface EventPatch {
   featured?: boolean;
   resolutionSource?: string | null;
   closesAt?: Date;
+  exclusive?: boolean;
+  liquidityCents?: number;
 }
 
 export class MarketsRepository {
@@ -152,6 +159,8 @@ export class MarketsRepository {
         featured: event.featured,
         resolution_source: event.resolutionSource,
         closes_at: event.closesAt,
+        exclusive: event.exclusive,
+        liquidity_b: event.liquidityCents,
       })
       .returning(EVENT_COLUMNS)
       .executeTakeFirstOrThrow();
@@ -183,6 +192,20 @@ export class MarketsRepository {
       .execute();
   }
 
+  /** Sets the house maker of options (a draft's): liquidity and starting offset, option by option. */
+  async setOptionMakers(
+    db: Queryable,
+    makers: { optionId: number; liquidityCents: number; ammOffset: number }[],
+  ): Promise<void> {
+    for (const maker of makers) {
+      await db
+        .updateTable('options')
+        .set({ liquidity_b: maker.liquidityCents, amm_offset: maker.ammOffset })
+        .where('id', '=', maker.optionId)
+        .execute();
+    }
+  }
+
   updateEvent(db: Queryable, id: number, patch: EventPatch): Promise<EventRow | undefined> {
     return db
       .updateTable('events')
@@ -193,6 +216,8 @@ export class MarketsRepository {
         ...(patch.featured !== undefined ? { featured: patch.featured } : {}),
         ...(patch.resolutionSource !== undefined ? { resolution_source: patch.resolutionSource } : {}),
         ...(patch.closesAt !== undefined ? { closes_at: patch.closesAt } : {}),
+        ...(patch.exclusive !== undefined ? { exclusive: patch.exclusive } : {}),
+        ...(patch.liquidityCents !== undefined ? { liquidity_b: patch.liquidityCents } : {}),
         updated_at: new Date(),
       })
       .where('id', '=', id)

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { currentUser } from '../../platform/auth.js';
 import { errors, IdParams, IdString, Page, PageQuery } from '../../platform/http.js';
+import type { Markets } from './module.js';
 import type { MarketReadCache } from './read-cache.js';
 import {
   DisputeBody,
@@ -12,7 +13,6 @@ import {
   Leaderboard,
   OrderBookView,
 } from './schemas.js';
-import type { MarketsService } from './service.js';
 
 const tags = ['Markets'];
 
@@ -30,7 +30,7 @@ export function sendJson(reply: FastifyReply, json: string) {
 }
 
 export const marketsRoutes: FastifyPluginAsyncTypebox<{
-  markets: MarketsService;
+  markets: Pick<Markets, 'catalogue' | 'disputes'>;
   reads: MarketReadCache;
 }> = async (app, { markets, reads }) => {
   app.get(
@@ -150,7 +150,7 @@ export const marketsRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: Leaderboard, ...errors(400) },
       },
     },
-    async (request) => markets.leaderboard(request.query.limit ?? 20),
+    async (request) => markets.catalogue.leaderboard(request.query.limit ?? 20),
   );
 
   app.post(
@@ -174,6 +174,12 @@ export const marketsRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) =>
       reply
         .status(201)
-        .send(await markets.dispute(currentUser(request).userId, Number(request.params.id), request.body)),
+        .send(
+          await markets.disputes.dispute(
+            currentUser(request).userId,
+            Number(request.params.id),
+            request.body,
+          ),
+        ),
   );
 };

@@ -13,13 +13,24 @@ export const OutcomeSchema = Type.Union([Type.Literal('YES'), Type.Literal('NO')
 export const OptionView = Type.Object({
   id: IdString,
   label: Type.String(),
-  yesPriceCents: Type.Integer({ description: 'Last traded YES price, else the house quote, else 50' }),
+  yesPriceCents: Type.Integer({
+    description:
+      'Independent option: last traded YES price, else the house quote, else 50. Exclusive event: the option’s ' +
+      'chance, rounded to a cent (1..99)',
+  }),
   noPriceCents: Type.Integer({ description: '100 − yesPriceCents' }),
-  probabilityBps: Type.Integer(),
+  probabilityBps: Type.Integer({
+    description:
+      'The chance shown, in basis points. In an exclusive event those of all options add up to exactly 10,000: ' +
+      'the house maker’s chances, or without one the last traded prices scaled to add up',
+  }),
   lastYesPriceCents: Nullable(Type.Integer()),
   volumeShares: Type.Integer(),
   volumeCents: Type.Integer({ description: 'Notional traded, in the takers’ prices' }),
-  houseLiquidityCents: Type.Integer({ description: 'LMSR liquidity b of the house market maker (0 = none)' }),
+  houseLiquidityCents: Type.Integer({
+    description:
+      'LMSR liquidity b of this option’s own house maker (0 = none; always 0 in an exclusive event)',
+  }),
   resolution: Nullable(OutcomeSchema),
 });
 
@@ -31,6 +42,14 @@ export const EventSummary = Type.Object({
   category: Type.String(),
   featured: Type.Boolean(),
   status: EventStatus,
+  exclusive: Type.Boolean({
+    description:
+      'Exactly one option resolves YES: the options trade as one market (one house maker, chances that add up, ' +
+      'conversions between them)',
+  }),
+  houseLiquidityCents: Nullable(
+    Type.Integer({ description: 'Exclusive event: LMSR liquidity b of its one house maker; null otherwise' }),
+  ),
   resolutionSource: Nullable(Type.String()),
   closesAt: DateTime,
   createdAt: DateTime,
@@ -74,6 +93,9 @@ export const OrderBookView = Type.Object({
   optionId: IdString,
   eventSlug: Type.String(),
   optionLabel: Type.String(),
+  exclusive: Type.Boolean({
+    description: 'The option is one of an exclusive event’s, whose one house maker quotes all its options',
+  }),
   lastYesPriceCents: Nullable(Type.Integer()),
   bookVersion: Type.Integer({ description: 'Increases with every change to the book' }),
   yes: Ladder,

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.js';
 import type { CredentialChanges } from '../accounts/credentials.js';
 import type { GamificationModule } from '../gamification/module.js';
-import type { MarketsService } from '../markets/service.js';
+import type { MarketEditing } from '../markets/editing.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { ProfileModule } from '../profile/module.js';
 import { socialAdminRoutes } from './admin-routes.js';
@@ -30,7 +30,7 @@ export interface SocialModule extends SocialServices {
 
 export function createSocial(deps: {
   db: Kysely<DB>;
-  markets: Pick<MarketsService, 'createDraftEvent'>;
+  markets: Pick<MarketEditing, 'createDraftEvent'>;
   notifications: NotificationsService;
   profile: ProfileModule;
   gamification: GamificationModule;

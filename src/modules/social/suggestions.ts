@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB, EventStatus } from '../../platform/db/schema.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { decodeCursor, type PageOf, toPage } from '../../platform/http.js';
-import type { MarketsService } from '../markets/service.js';
+import type { MarketEditing } from '../markets/editing.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { SuggestionNotPendingError, TooManyPendingSuggestionsError } from './errors.js';
 import type { SuggestionsRepository } from './repository.js';
@@ -46,7 +46,7 @@ export class SuggestionsService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly suggestions: SuggestionsRepository,
-    private readonly markets: Pick<MarketsService, 'createDraftEvent'>,
+    private readonly markets: Pick<MarketEditing, 'createDraftEvent'>,
     private readonly notifications: NotificationsService,
   ) {}
 

@@ -330,6 +330,8 @@ export class StreamService {
     const { option, levels } = found;
     return {
       seq: option.book_version,
+      eventId: String(option.event_id),
+      exclusive: option.exclusive,
       lastYesPriceCents: option.last_yes_price,
       bids: levels.filter((level) => level.side === 'bid'),
       asks: levels.filter((level) => level.side === 'ask'),

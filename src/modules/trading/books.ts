@@ -23,6 +23,8 @@ interface HeldBook {
  */
 export class BookCache {
   private readonly books: LRUCache<number, HeldBook>;
+  /** The options each uncommitted transaction has taken the books of. */
+  private readonly writing = new WeakMap<Tx, number[]>();
 
   constructor(
     private readonly trading: TradingRepository,
@@ -33,6 +35,9 @@ export class BookCache {
 
   /** The option's book for a transaction that holds its lock and is about to change it. */
   async load(trx: Tx, option: LockedOption): Promise<BookState> {
+    const taken = this.writing.get(trx);
+    if (taken) taken.push(option.id);
+    else this.writing.set(trx, [option.id]);
     const held = this.books.get(option.id);
     if (held && held.version === option.book_version && (held.writer === null || held.writer === trx)) {
       held.writer = trx;
@@ -65,10 +70,13 @@ export class BookCache {
     this.books.delete(optionId);
   }
 
-  /** `trx` committed: the option's book it changed can be trusted by anyone. */
-  committed(trx: Tx, optionId: number): void {
-    const held = this.books.get(optionId);
-    if (held?.writer === trx) held.writer = null;
+  /** `trx` committed: the books it changed can be trusted by anyone. */
+  committedBy(trx: Tx): void {
+    for (const optionId of this.writing.get(trx) ?? []) {
+      const held = this.books.get(optionId);
+      if (held?.writer === trx) held.writer = null;
+    }
+    this.writing.delete(trx);
   }
 
   private async catchUp(trx: Tx, option: LockedOption, state: BookState, version: number): Promise<void> {

@@ -52,3 +52,12 @@ export class OrderQueueFullError extends ServiceUnavailableError {
     super('ORDER_QUEUE_FULL', `${limit} orders are already waiting for this option; retry shortly`, 1);
   }
 }
+
+export class EventNotExclusiveError extends ConflictError {
+  constructor() {
+    super(
+      'EVENT_NOT_EXCLUSIVE',
+      'Only the options of an exclusive event (exactly one of them wins) convert into one another',
+    );
+  }
+}

@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
 import {
   applyPositionChanges,
+  type BookState,
   type Decision,
   decide,
   type Holdings,
   type Instruction,
+  type MarketState,
   type Refusal,
   type Verdict,
 } from '../../exchange/decision.js';
@@ -12,12 +14,13 @@ import { positionKey } from '../../exchange/execution.js';
 import type { OrderState } from '../../exchange/orders.js';
 import { EMPTY_POSITION, type PositionState } from '../../exchange/positions.js';
 import type { DB } from '../../platform/db/schema.js';
-import { isDatabaseUnavailable, isLockTimeout, isUniqueViolation, type Tx } from '../../platform/db/types.js';
+import { databaseCondition, isLockTimeout, isUniqueViolation, type Tx } from '../../platform/db/types.js';
 import {
-  DatabaseUnavailableError,
+  databaseConditionError,
   InsufficientFundsError,
   NotFoundError,
   type ServiceUnavailableError,
+  ValidationError,
 } from '../../platform/errors.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { LedgerRepository } from '../ledger/repository.js';
@@ -31,19 +34,29 @@ import {
   OrderNotOpenError,
   OrderQueueFullError,
 } from './errors.js';
-import type { LockedOption, OrderRow, TradeRow, TradingRepository } from './repository.js';
-import { houseMakerOf, orderRowOf, positionMap, positionStateOf } from './rows.js';
+import {
+  type LockedMarket,
+  type MarketRef,
+  marketKey,
+  type OrderRow,
+  type TradeRow,
+  type TradingRepository,
+} from './repository.js';
+import { houseOf, orderRowOf, positionMap, positionStateOf } from './rows.js';
 import type {
   BookOutcome,
   BookRequest,
+  ConversionCommitted,
   EndReason,
+  KeyedRequest,
   OrderCommitted,
   TradingListeners,
   TradingSettings,
 } from './types.js';
-import { serialisePlaced, toOrderView } from './views.js';
+import { serialisePlaced, toConversionView, toOrderView } from './views.js';
 
 type PlaceRequest = Extract<BookRequest, { type: 'place' }>;
+type ConvertRequest = Extract<BookRequest, { type: 'convert' }>;
 
 interface Pending {
   request: BookRequest;
@@ -51,9 +64,9 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-/** What a decision's write gave back: the book's new version, and the rows made with their ids. */
+/** What a decision's write gave back: each changed book's new version, and the rows made with their ids. */
 interface Written {
-  bookVersion: number;
+  bookVersions: Map<number, number>;
   trades: TradeRow[];
   fillIds: number[];
 }
@@ -68,17 +81,19 @@ export interface WarnLog {
 }
 
 /**
- * The life of an order, and of every other change to an option's book (a cancel, an expiry, a market close): under
- * the option's row lock, load → decide → write → answer → announce, in one transaction. The decision is the
- * exchange's (`decide` in src/exchange/decision.ts); everything here is reading, writing and telling.
+ * The life of an order, and of every other change to a market's books (a cancel, an expiry, a market close, a
+ * conversion): under the market's lock, load → decide → write → answer → announce, in one transaction. A market is
+ * an independent option, or all the options of an exclusive event (their house maker and conversion pool are
+ * shared); the lock is its options' row locks, taken in id order. The decision is the exchange's (`decide` in
+ * src/exchange/decision.ts); everything here is reading, writing and telling.
  *
- * Requests sent over the API queue per option: while one batch of an option is being written, the requests that
+ * Requests sent over the API queue per market: while one batch of a market is being written, the requests that
  * arrive wait and then go together as the next batch, with a constant number of statements however many it holds.
  * Each gets the answer it would have got alone. A batch that fails for any reason but the database being out of
  * reach is logged, counted, and its requests are run again one by one.
  */
 export class OrderPipeline {
-  private readonly queues = new Map<number, Pending[]>();
+  private readonly queues = new Map<string, Pending[]>();
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -92,12 +107,13 @@ export class OrderPipeline {
   ) {}
 
   /**
-   * Queues a request for its option's next batch; resolves when that batch has committed. A full queue refuses it
-   * at once, so a stalled option holds a bounded number of requests and never the memory of unbounded ones.
+   * Queues a request for its market's next batch; resolves when that batch has committed. A full queue refuses it
+   * at once, so a stalled market holds a bounded number of requests and never the memory of unbounded ones.
    */
-  submit(optionId: number, request: BookRequest): Promise<BookOutcome> {
+  submit(ref: MarketRef, request: BookRequest): Promise<BookOutcome> {
     return new Promise((resolve, reject) => {
-      let queue = this.queues.get(optionId);
+      const key = marketKey(ref);
+      let queue = this.queues.get(key);
       if (queue && queue.length >= this.settings.maxQueuedOrdersPerOption) {
         this.metrics?.ordersRefused.inc({ reason: 'queue_full' });
         reject(new OrderQueueFullError(this.settings.maxQueuedOrdersPerOption));
@@ -105,17 +121,17 @@ export class OrderPipeline {
       }
       if (!queue) {
         queue = [];
-        this.queues.set(optionId, queue);
-        setImmediate(() => void this.drain(optionId, queue as Pending[]));
+        this.queues.set(key, queue);
+        setImmediate(() => void this.drain(key, ref, queue as Pending[]));
       }
       queue.push({ request, resolve, reject });
     });
   }
 
-  /** Runs requests on their own, one transaction each (a request a batch handed back, or one that must wait for none). */
-  async alone(optionId: number, request: BookRequest): Promise<BookOutcome> {
+  /** Runs a request on its own, in a transaction of its own (a request a batch handed back). */
+  async alone(ref: MarketRef, request: BookRequest): Promise<BookOutcome> {
     try {
-      const [outcome] = await this.inOwnTransaction(optionId, () => [request]);
+      const [outcome] = await this.inOwnTransaction(ref, () => [request]);
       return outcome ?? { alone: true };
     } catch (error) {
       // Another transaction took the same clientOrderId between our check and our write.
@@ -126,21 +142,23 @@ export class OrderPipeline {
   }
 
   /** Runs requests in a transaction the caller holds (a market close, a protective sell under another order's lock). */
-  async runInTransaction(trx: Tx, optionId: number, requests: BookRequest[]): Promise<BookOutcome[]> {
-    const option = await this.trading.lockOption(trx, optionId);
-    if (!option) return requests.map(() => ({ error: new NotFoundError('Option') }));
-    return this.run(trx, option, requests);
+  async runInTransaction(trx: Tx, ref: MarketRef, requests: BookRequest[]): Promise<BookOutcome[]> {
+    const market = await this.trading.lockMarket(trx, ref);
+    if (!market) return requests.map(() => ({ error: new NotFoundError('Option') }));
+    const outcomes = await this.run(trx, market, requests);
+    this.books.committedBy(trx);
+    return outcomes;
   }
 
   /**
-   * Writes the option's batches one after another while requests are waiting. A batch closes when its transaction
-   * holds the option lock, so that the requests that arrived while it waited for the lock join it.
+   * Writes the market's batches one after another while requests are waiting. A batch closes when its transaction
+   * holds the market's lock, so that the requests that arrived while it waited for the lock join it.
    */
-  private async drain(optionId: number, queue: Pending[]): Promise<void> {
+  private async drain(key: string, ref: MarketRef, queue: Pending[]): Promise<void> {
     while (queue.length > 0) {
       let batch: Pending[] = [];
       try {
-        const outcomes = await this.inOwnTransaction(optionId, () => {
+        const outcomes = await this.inOwnTransaction(ref, () => {
           batch = queue.splice(0, this.settings.maxBatchOrders);
           return batch.map((entry) => entry.request);
         });
@@ -149,18 +167,18 @@ export class OrderPipeline {
         });
       } catch (error) {
         if (batch.length === 0) batch = queue.splice(0, this.settings.maxBatchOrders);
-        this.batchFailed(optionId, batch, error);
+        this.batchFailed(key, batch, error);
       }
     }
-    this.queues.delete(optionId);
+    this.queues.delete(key);
   }
 
   /**
-   * A failed batch is never silent. When the database is out of reach or would not wait (the option's lock, a
+   * A failed batch is never silent. When the database is out of reach or would not wait (the market's lock, a
    * statement past its timeout), its requests are refused with 503, nothing of them written; otherwise they are run
    * one by one.
    */
-  private batchFailed(optionId: number, batch: Pending[], error: unknown): void {
+  private batchFailed(market: string, batch: Pending[], error: unknown): void {
     const unavailable = unavailableError(error);
     if (unavailable) {
       this.metrics?.ordersRefused.inc(
@@ -172,72 +190,58 @@ export class OrderPipeline {
     }
     this.metrics?.batchFailures.inc();
     this.log.warn(
-      { err: error, optionId, requests: batch.length },
+      { err: error, market, requests: batch.length },
       'an order batch failed; its requests are placed one by one',
     );
     for (const entry of batch) entry.resolve({ alone: true });
   }
 
-  private async inOwnTransaction(optionId: number, take: () => BookRequest[]): Promise<BookOutcome[]> {
+  private async inOwnTransaction(ref: MarketRef, take: () => BookRequest[]): Promise<BookOutcome[]> {
     const used: { trx?: Tx } = {};
     const outcomes = await this.db.transaction().execute(async (trx) => {
       used.trx = trx;
-      const option = await this.trading.lockOption(trx, optionId);
+      const market = await this.trading.lockMarket(trx, ref);
       const requests = take();
-      if (!option) return requests.map(() => ({ error: new NotFoundError('Option') }));
-      return this.run(trx, option, requests);
+      if (!market) return requests.map(() => ({ error: new NotFoundError('Option') }));
+      return this.run(trx, market, requests);
     });
-    if (used.trx) this.books.committed(used.trx, optionId);
+    if (used.trx) this.books.committedBy(used.trx);
     return outcomes;
   }
 
   /** The life of a batch: admit → hold → decide → write → answer → announce. */
-  private async run(trx: Tx, option: LockedOption, requests: BookRequest[]): Promise<BookOutcome[]> {
-    const outcomes = await this.admit(trx, requests);
+  private async run(trx: Tx, market: LockedMarket, requests: BookRequest[]): Promise<BookOutcome[]> {
+    const outcomes = await this.admit(trx, market, requests);
     const todo = requests.flatMap((_, index) => (outcomes[index] ? [] : [index]));
     if (todo.length === 0) return outcomes as BookOutcome[];
-    const { holdings, instructions } = await this.hold(
-      trx,
-      option,
-      todo.map((index) => requests[index] as BookRequest),
-    );
-    const { decision, written } = await this.decideAndWrite(trx, option, holdings, instructions);
-    const answers = await this.answer(
-      trx,
-      option,
-      decision,
-      written,
-      todo.map((i) => requests[i] as BookRequest),
-    );
+    const taken = todo.map((index) => requests[index] as BookRequest);
+    const { holdings, instructions } = await this.hold(trx, market, taken);
+    const { decision, written } = await this.decideAndWrite(trx, market, holdings, instructions);
+    const answers = await this.answer(trx, market, decision, written, taken);
     todo.forEach((index, at) => {
       outcomes[index] = answers[at];
     });
-    if (written) await this.announce(trx, option, decision, written);
+    if (written) await this.announce(trx, market, decision, written);
     return outcomes as BookOutcome[];
   }
 
-  /** Decides on the book held in memory and writes the decision; a failure leaves no book in memory behind. */
+  /** Decides on the books held in memory and writes the decision; a failure leaves no book in memory behind. */
   private async decideAndWrite(
     trx: Tx,
-    option: LockedOption,
+    market: LockedMarket,
     holdings: Holdings,
     instructions: Instruction[],
   ): Promise<{ decision: Decision; written: Written | null }> {
-    const book = await this.books.load(trx, option);
-    const market = {
-      optionId: option.id,
-      closed: closedReason(option),
-      amm: houseMakerOf(option),
-      feeBps: this.settings.takerFeeBps,
-      now: option.db_now,
-    };
+    const books = new Map<number, BookState>();
+    for (const option of market.options) books.set(option.id, await this.books.load(trx, option));
     try {
-      const decision = decide(book, market, holdings, instructions);
-      const written = decision.changed ? await this.write(trx, option, decision, holdings) : null;
-      if (written) this.books.written(trx, option.id, written.bookVersion);
+      const decision = decide(books, marketState(market, this.settings.takerFeeBps), holdings, instructions);
+      const written = decision.changed ? await this.write(trx, market, decision, holdings) : null;
+      if (written)
+        for (const [optionId, version] of written.bookVersions) this.books.written(trx, optionId, version);
       return { decision, written };
     } catch (error) {
-      this.books.forget(option.id);
+      for (const option of market.options) this.books.forget(option.id);
       throw error;
     }
   }
@@ -245,15 +249,25 @@ export class OrderPipeline {
   /**
    * Idempotency: a key used before replays its stored result (or is refused when the request differs); a key or
    * clientOrderId used twice in one batch is handed back to run alone after it, when the first use has committed.
+   * A request for an option that trades in another market than this one is sent back to find it.
    */
-  private async admit(trx: Tx, requests: BookRequest[]): Promise<(BookOutcome | undefined)[]> {
-    const outcomes: (BookOutcome | undefined)[] = requests.map(() => undefined);
+  private async admit(
+    trx: Tx,
+    market: LockedMarket,
+    requests: BookRequest[],
+  ): Promise<(BookOutcome | undefined)[]> {
+    const misrouted = market.ref.kind === 'option' ? market.exclusive : !market.exclusive;
+    const outcomes: (BookOutcome | undefined)[] = requests.map((request) =>
+      misrouted && request.type !== 'convert' ? { reroute: true } : undefined,
+    );
     const seen = new Set<string>();
     requests.forEach((request, index) => {
-      if (request.type !== 'place') return;
+      if ((request.type !== 'place' && request.type !== 'convert') || outcomes[index]) return;
       const names = [
         request.key && `key:${request.userId}:${request.key}`,
-        request.request.clientOrderId && `client:${request.userId}:${request.request.clientOrderId}`,
+        request.type === 'place' &&
+          request.request.clientOrderId &&
+          `client:${request.userId}:${request.request.clientOrderId}`,
       ].filter((name): name is string => Boolean(name));
       if (names.some((name) => seen.has(name))) outcomes[index] = { alone: true };
       for (const name of names) seen.add(name);
@@ -265,7 +279,9 @@ export class OrderPipeline {
 
   private async replayKnownKeys(trx: Tx, requests: BookRequest[], outcomes: (BookOutcome | undefined)[]) {
     const keyed = requests.flatMap((request, index) =>
-      request.type === 'place' && request.key && !outcomes[index] ? [{ request, index }] : [],
+      (request.type === 'place' || request.type === 'convert') && request.key && !outcomes[index]
+        ? [{ request, index }]
+        : [],
     );
     if (keyed.length === 0) return;
     const stored = await this.trading.findIdempotencyKeys(
@@ -304,100 +320,131 @@ export class OrderPipeline {
       if (used.has(`${userId}:${clientOrderId}`)) outcomes[index] = { error: new IdempotencyMismatchError() };
   }
 
-  /** Locks what the takers hold (buyers' cash, sellers' positions) and takes the new orders' ids. */
+  /**
+   * Locks what the takers hold (buyers' cash, sellers' positions, what converters give) and takes the new orders'
+   * and conversions' ids.
+   */
   private async hold(
     trx: Tx,
-    option: LockedOption,
+    market: LockedMarket,
     requests: BookRequest[],
   ): Promise<{ holdings: Holdings; instructions: Instruction[] }> {
     const places = requests.filter((r): r is PlaceRequest => r.type === 'place');
-    const buyers = new Set(places.filter((p) => p.request.action === 'BUY').map((p) => p.userId));
-    const sellers = new Set(places.filter((p) => p.request.action === 'SELL').map((p) => p.userId));
-    const { cash, ids } = await this.trading.lockCashAndTakeOrderIds(trx, [...buyers], places.length);
-    const positions = new Map<string, PositionState>();
-    for (const userId of sellers) {
-      positions.set(positionKey(userId, 'YES'), EMPTY_POSITION);
-      positions.set(positionKey(userId, 'NO'), EMPTY_POSITION);
-    }
-    for (const row of await this.trading.lockPositions(trx, option.id, [...sellers]))
-      positions.set(positionKey(row.user_id, row.side), positionStateOf(row));
+    const converts = requests.filter((r): r is ConvertRequest => r.type === 'convert');
+    const payers = new Set([
+      ...places.filter((p) => p.request.action === 'BUY').map((p) => p.userId),
+      ...converts.filter((c) => c.request.kind === 'split').map((c) => c.userId),
+    ]);
+    const { cash, ids } = await this.trading.lockCashAndTakeOrderIds(trx, [...payers], places.length);
+    const conversionIds = await this.trading.takeConversionIds(trx, converts.length);
+    const positions = await this.lockHolderPositions(trx, market, places, converts);
     const instructions = requests.map((request): Instruction => {
-      if (request.type !== 'place') return request;
-      const { request: order, userId } = request;
-      return {
-        type: 'place',
-        order: {
-          id: ids.shift() as number,
-          userId,
-          kind: order.kind,
-          side: order.side,
-          action: order.action,
-          quantity: order.quantity,
-          priceCents: order.priceCents,
-          expiresInHours: order.expiresInHours ?? null,
-          clientOrderId: order.clientOrderId ?? null,
-        },
-      };
+      switch (request.type) {
+        case 'place':
+          return { type: 'place', order: newOrder(request, ids.shift() as number) };
+        case 'convert':
+          return { type: 'convert', id: conversionIds.shift() as number, request: request.request };
+        default:
+          return request;
+      }
     });
     return { holdings: { cash, positions }, instructions };
   }
 
+  /** The positions sellers sell from (the option they sell) and converters give from (every option of the event). */
+  private async lockHolderPositions(
+    trx: Tx,
+    market: LockedMarket,
+    places: PlaceRequest[],
+    converts: ConvertRequest[],
+  ): Promise<Map<string, PositionState>> {
+    const wanted = [
+      ...places
+        .filter((p) => p.request.action === 'SELL')
+        .map((p) => ({ userId: p.userId, optionId: p.request.optionId })),
+      ...converts.flatMap((c) => market.options.map((o) => ({ userId: c.userId, optionId: o.id }))),
+    ];
+    const positions = new Map<string, PositionState>();
+    for (const { userId, optionId } of wanted) {
+      positions.set(positionKey(userId, optionId, 'YES'), EMPTY_POSITION);
+      positions.set(positionKey(userId, optionId, 'NO'), EMPTY_POSITION);
+    }
+    const rows = await this.trading.lockPositions(
+      trx,
+      [...new Set(wanted.map((w) => w.optionId))],
+      [...new Set(wanted.map((w) => w.userId))],
+    );
+    for (const row of rows) {
+      const key = positionKey(row.user_id, row.option_id, row.side);
+      if (positions.has(key)) positions.set(key, positionStateOf(row));
+    }
+    return positions;
+  }
+
   /**
    * Writes a decision: the positions it changed (holders not locked yet are locked and read first), one statement
-   * for the exchange's rows and one for the ledger, however many orders it holds.
+   * for the exchange's rows and one for the ledger, however many orders it holds; and the conversions it made.
    */
   private async write(
     trx: Tx,
-    option: LockedOption,
+    market: LockedMarket,
     decision: Decision,
     holdings: Holdings,
   ): Promise<Written> {
-    const unread = [...decision.positions.keys()].filter((key) => !holdings.positions.has(key));
-    const users = [...new Set(unread.map((key) => decision.positions.get(key)?.userId as number))];
-    const read = positionMap(await this.trading.lockPositions(trx, option.id, users));
-    const positions = [...decision.positions].map(([key, { userId, side, changes }]) => ({
+    const unread = [...decision.positions].filter(([key]) => !holdings.positions.has(key));
+    const read = positionMap(
+      await this.trading.lockPositions(
+        trx,
+        [...new Set(unread.map(([, p]) => p.optionId))],
+        [...new Set(unread.map(([, p]) => p.userId))],
+      ),
+    );
+    const positions = [...decision.positions].map(([key, { userId, optionId, side, changes }]) => ({
       userId,
+      optionId,
       side,
       state: applyPositionChanges(holdings.positions.get(key) ?? read.get(key) ?? EMPTY_POSITION, changes),
     }));
-    const { totals, house } = decision;
-    const { bookVersion, fillIds, tradeIds } = await this.trading.writeBatch(trx, {
-      optionId: option.id,
-      eventId: option.event_id,
+    const { bookVersions, fillIds, tradeIds } = await this.trading.writeBatch(trx, {
+      eventId: market.eventId,
       orders: [...decision.orders.values()],
       newOrderIds: decision.newOrderIds,
       fills: decision.fills,
       trades: decision.trades,
       positions,
-      option: {
-        ammYesShares: house?.yesShares ?? option.amm_yes_shares,
-        ammNoShares: house?.noShares ?? option.amm_no_shares,
-        ...totals,
-      },
+      options: optionChanges(market, decision),
     });
     await this.ledger.postMany(trx, decision.entries);
+    await this.trading.insertConversions(
+      trx,
+      decision.verdicts.flatMap((verdict) =>
+        verdict.type === 'converted'
+          ? [{ ...verdict.conversion, eventId: market.eventId, createdAt: market.dbNow }]
+          : [],
+      ),
+    );
     const trades = decision.trades.map((trade, index) => ({
       id: tradeIds[index] as number,
       fill_id: fillIds[trade.fillIndex] as number,
       order_id: trade.orderId,
       user_id: trade.userId,
-      option_id: option.id,
-      event_id: option.event_id,
+      option_id: decision.fills[trade.fillIndex]?.optionId as number,
+      event_id: market.eventId,
       side: trade.side,
       action: trade.action,
       quantity: trade.quantity,
       price_cents: trade.priceCents,
       fee_cents: trade.feeCents,
       liquidity: trade.liquidity,
-      created_at: option.db_now,
+      created_at: market.dbNow,
     }));
-    return { bookVersion, trades, fillIds };
+    return { bookVersions, trades, fillIds };
   }
 
-  /** The answer to each request, as if it came alone; placed orders' answers are stored for idempotent retries. */
+  /** The answer to each request, as if it came alone; keyed requests' answers are stored for idempotent retries. */
   private async answer(
     trx: Tx,
-    option: LockedOption,
+    market: LockedMarket,
     decision: Decision,
     written: Written | null,
     requests: BookRequest[],
@@ -412,12 +459,12 @@ export class OrderPipeline {
     const outcomes: BookOutcome[] = [];
     for (const [index, verdict] of decision.verdicts.entries()) {
       const request = requests[index] as BookRequest;
-      const outcome = await this.outcomeOf(trx, option, verdict, request, written);
-      if (request.type === 'place' && request.key && 'result' in outcome)
+      const outcome = await this.outcomeOf(trx, market, verdict, request, written);
+      if ((request.type === 'place' || request.type === 'convert') && request.key && 'result' in outcome)
         stored.push({
           userId: request.userId,
           key: request.key,
-          requestHash: request.requestHash,
+          requestHash: (request as KeyedRequest).requestHash,
           statusCode: 201,
           response: (outcome.result as { body: unknown }).body,
         });
@@ -430,14 +477,19 @@ export class OrderPipeline {
 
   private async outcomeOf(
     trx: Tx,
-    option: LockedOption,
+    market: LockedMarket,
     verdict: Verdict,
     request: BookRequest,
     written: Written | null,
   ): Promise<BookOutcome> {
-    const slugged = (row: OrderRow) => ({ ...row, event_slug: option.slug, option_label: option.label });
-    const row = (order: Parameters<typeof orderRowOf>[0]) =>
-      orderRowOf(order, option.id, option.db_now, written?.bookVersion ?? option.book_version);
+    const label = (optionId: number) => market.options.find((o) => o.id === optionId)?.label ?? '';
+    const slugged = (row: OrderRow) => ({
+      ...row,
+      event_slug: market.slug,
+      option_label: label(row.option_id),
+    });
+    const row = (order: OrderState) =>
+      orderRowOf(order, market.dbNow, this.versionOf(market, order, written));
     switch (verdict.type) {
       case 'placed': {
         const body = serialisePlaced({
@@ -451,11 +503,27 @@ export class OrderPipeline {
         if (request.type === 'cancel')
           return { result: toOrderView(slugged(row(verdict.orders[0] as OrderState))) };
         return { result: verdict.orders.length };
+      case 'converted': {
+        const body = toConversionView(
+          { ...verdict.conversion, eventId: market.eventId, createdAt: market.dbNow },
+          {
+            slug: market.slug,
+            label,
+          },
+        );
+        return { result: { status: 201, body, replayed: false } };
+      }
       case 'unchanged':
         return { result: 0 };
       case 'refused':
         return { error: await this.refusalError(trx, verdict.refusal, request) };
     }
+  }
+
+  /** The book version an order's row leaves its option at. */
+  private versionOf(market: LockedMarket, order: OrderState, written: Written | null): number {
+    const version = written?.bookVersions.get(order.optionId);
+    return version ?? market.options.find((o) => o.id === order.optionId)?.book_version ?? 0;
   }
 
   private async refusalError(trx: Tx, refusal: Refusal, request: BookRequest): Promise<Error> {
@@ -468,6 +536,8 @@ export class OrderPipeline {
         return new InsufficientSharesError(refusal.needed, refusal.available);
       case 'NO_LIQUIDITY':
         return new NoLiquidityError();
+      case 'INVALID_CONVERSION':
+        return new ValidationError(refusal.reason, [{ field: 'body', message: refusal.reason }]);
       case 'ORDER_NOT_OPEN': {
         const order =
           request.type === 'cancel' ? await this.trading.findOrder(trx, request.orderId) : undefined;
@@ -477,30 +547,45 @@ export class OrderPipeline {
   }
 
   /** Market data, then the listeners (notifications, webhooks, protections, copy trading), in the transaction. */
-  private async announce(trx: Tx, option: LockedOption, decision: Decision, written: Written): Promise<void> {
-    const row = (order: Parameters<typeof orderRowOf>[0]) =>
-      orderRowOf(order, option.id, option.db_now, written.bookVersion);
-    const change = {
-      optionId: option.id,
-      bookVersion: written.bookVersion,
-      levels: decision.levels,
-      fills: decision.fills.map((fill, index) => ({
-        id: written.fillIds[index] as number,
-        yesPriceCents: fill.yesPrice,
-        quantity: fill.quantity,
-        takerSide: fill.takerSide,
-        takerAction: fill.takerAction,
-        at: option.db_now.toISOString(),
-      })),
-    };
-    for (const listener of this.listeners.book) await listener(trx, change);
+  private async announce(trx: Tx, market: LockedMarket, decision: Decision, written: Written): Promise<void> {
+    for (const [optionId, option] of decision.options) {
+      const bookVersion = written.bookVersions.get(optionId);
+      if (!option.changed || bookVersion === undefined) continue;
+      const change = {
+        optionId,
+        bookVersion,
+        levels: option.levels,
+        fills: decision.fills.flatMap((fill, index) =>
+          fill.optionId === optionId
+            ? [
+                {
+                  id: written.fillIds[index] as number,
+                  yesPriceCents: fill.yesPrice,
+                  quantity: fill.quantity,
+                  takerSide: fill.takerSide,
+                  takerAction: fill.takerAction,
+                  at: market.dbNow.toISOString(),
+                },
+              ]
+            : [],
+        ),
+      };
+      for (const listener of this.listeners.book) await listener(trx, change);
+    }
+    await this.announceOrders(trx, market, decision, written);
+  }
+
+  private async announceOrders(trx: Tx, market: LockedMarket, decision: Decision, written: Written) {
+    const row = (order: OrderState) =>
+      orderRowOf(order, market.dbNow, this.versionOf(market, order, written));
     const placed: OrderCommitted[] = [];
     const ended = new Map<EndReason, OrderRow[]>();
+    const converted: ConversionCommitted[] = [];
     for (const verdict of decision.verdicts) {
       if (verdict.type === 'placed')
         placed.push({
-          optionId: option.id,
-          eventId: option.event_id,
+          optionId: verdict.order.optionId,
+          eventId: market.eventId,
           order: row(verdict.order),
           trades: written.trades.slice(verdict.trades.from, verdict.trades.to),
           makerOrders: verdict.makers.map(row),
@@ -508,11 +593,13 @@ export class OrderPipeline {
         });
       if (verdict.type === 'ended')
         ended.set(verdict.reason, [...(ended.get(verdict.reason) ?? []), ...verdict.orders.map(row)]);
+      if (verdict.type === 'converted') converted.push({ ...verdict.conversion, eventId: market.eventId });
     }
     if (placed.length > 0) for (const listener of this.listeners.placed) await listener(trx, placed);
     for (const [reason, orders] of ended) {
       if (orders.length > 0) for (const listener of this.listeners.ended) await listener(trx, orders, reason);
     }
+    if (converted.length > 0) for (const listener of this.listeners.converted) await listener(trx, converted);
   }
 }
 
@@ -523,16 +610,79 @@ export class IdempotencyRaceError extends Error {
   }
 }
 
-/** The 503 a request gets when the database is out of reach or would not wait; null for any other failure. */
+function newOrder(request: PlaceRequest, id: number) {
+  const { request: order, userId } = request;
+  return {
+    id,
+    optionId: order.optionId,
+    userId,
+    kind: order.kind,
+    side: order.side,
+    action: order.action,
+    quantity: order.quantity,
+    priceCents: order.priceCents,
+    expiresInHours: order.expiresInHours ?? null,
+    clientOrderId: order.clientOrderId ?? null,
+  };
+}
+
+/** The market as the exchange's decision sees it. */
+function marketState(market: LockedMarket, feeBps: number): MarketState {
+  const first = market.options[0];
+  return {
+    closed: closedReason(market),
+    conversionsClosed:
+      market.eventStatus === 'open' || market.eventStatus === 'closed' ? null : market.eventStatus,
+    house: houseOf(market),
+    exclusive:
+      market.exclusive && first
+        ? {
+            eventId: market.eventId,
+            optionIds: market.options.map((o) => o.id),
+            pool: { yesSets: first.pool_yes_shares, noSets: first.pool_no_shares },
+            lastYesPrices: new Map(market.options.map((o) => [o.id, o.last_yes_price])),
+          }
+        : null,
+    feeBps,
+    now: market.dbNow,
+  };
+}
+
+/** What the decision changed of each option of the market, to be written. */
+function optionChanges(market: LockedMarket, decision: Decision) {
+  return market.options.map((option) => {
+    const decided = decision.options.get(option.id);
+    const house = decided?.house;
+    return {
+      optionId: option.id,
+      ...(decided?.totals ?? {
+        pairsMinted: 0,
+        pairsMerged: 0,
+        volumeShares: 0,
+        volumeCents: 0,
+        lastYesPrice: null,
+        houseCashCents: 0,
+      }),
+      ammYesShares: house?.yesShares ?? option.amm_yes_shares,
+      ammNoShares: house?.noShares ?? option.amm_no_shares,
+      poolYesShares: decision.pool?.yesSets ?? option.pool_yes_shares,
+      poolNoShares: decision.pool?.noSets ?? option.pool_no_shares,
+      bookChanged: decided?.changed ?? false,
+    };
+  });
+}
+
+/** The 503 a request gets when the database cannot serve it or would not wait; null for any other failure. */
 function unavailableError(error: unknown): ServiceUnavailableError | null {
   if (isLockTimeout(error)) return new OptionBusyError();
-  if (isDatabaseUnavailable(error)) return new DatabaseUnavailableError();
+  const condition = databaseCondition(error);
+  if (condition) return databaseConditionError(condition);
   return null;
 }
 
-/** Why the option takes no orders now, or null when it does. */
-function closedReason(option: LockedOption): string | null {
-  if (option.event_status !== 'open') return option.event_status;
-  if (option.closes_at <= option.db_now) return 'past its closing time';
+/** Why the market takes no orders now, or null when it does. */
+function closedReason(market: LockedMarket): string | null {
+  if (market.eventStatus !== 'open') return market.eventStatus;
+  if (market.closesAt <= market.dbNow) return 'past its closing time';
   return null;
 }

@@ -40,7 +40,18 @@ export interface HouseMakerColumns {
   amm_no_shares: number;
 }
 
-/** The option with its event's state, as read under the option's lock. */
+/**
+ * The market an order belongs to: what owns the state its decision shares, and so what its queue and lock are keyed
+ * on. An independent option is a market of its own; an exclusive event's options are one market, tied together by
+ * the event's one house maker and its conversion pool.
+ */
+export type MarketRef = { kind: 'option'; optionId: number } | { kind: 'event'; eventId: number };
+
+export function marketKey(ref: MarketRef): string {
+  return ref.kind === 'option' ? `option:${ref.optionId}` : `event:${ref.eventId}`;
+}
+
+/** An option of a market, as read under the market's lock. */
 export interface LockedOption {
   id: number;
   event_id: number;
@@ -49,28 +60,63 @@ export interface LockedOption {
   amm_offset: number;
   amm_yes_shares: number;
   amm_no_shares: number;
+  pool_yes_shares: number;
+  pool_no_shares: number;
   last_yes_price: number | null;
-  event_status: string;
-  closes_at: Date;
-  slug: string;
   book_version: number;
-  /** The transaction's clock, for rows written in memory first (the batched path). */
-  db_now: Date;
 }
 
-/** What a decision did to its option: the house's inventory now, and what to add to the option's totals. */
+/** A market under its lock: its options in id order, with their event's state. */
+export interface LockedMarket {
+  ref: MarketRef;
+  eventId: number;
+  slug: string;
+  eventStatus: string;
+  closesAt: Date;
+  exclusive: boolean;
+  /** The house maker's liquidity of an exclusive event. */
+  eventLiquidityCents: number;
+  /** The transaction's clock, for rows written in memory first. */
+  dbNow: Date;
+  options: LockedOption[];
+}
+
+/** What a decision did to one option: the house's inventory now, and what to add to the option's totals. */
 export interface OptionChange extends OptionTotals {
+  optionId: number;
   ammYesShares: number;
   ammNoShares: number;
+  poolYesShares: number;
+  poolNoShares: number;
+  /** Whether the option's book changed: its book version then rises by one. */
+  bookChanged: boolean;
 }
 
 export class TradingRepository {
+  /** Whether an event exists, and whether it is exclusive. */
+  eventKind(db: Queryable, eventId: number): Promise<{ exclusive: boolean } | undefined> {
+    return db.selectFrom('events').select('exclusive').where('id', '=', eventId).executeTakeFirst();
+  }
+
+  /** Which market an option trades in: its own, or its exclusive event's. */
+  async marketOf(db: Queryable, optionId: number): Promise<MarketRef | undefined> {
+    const row = await db
+      .selectFrom('options as o')
+      .innerJoin('events as e', 'e.id', 'o.event_id')
+      .select(['o.event_id', 'e.exclusive'])
+      .where('o.id', '=', optionId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return row.exclusive ? { kind: 'event', eventId: row.event_id } : { kind: 'option', optionId };
+  }
+
   /**
-   * Takes the option's row lock: every change to an option's book (orders, cancels, expiry, close,
-   * settlement) runs under it, so matching is serialised per option across all instances.
+   * Takes a market's lock: the row locks of its options, in id order (so that no two writers ever wait on each
+   * other in a circle). Every change to a book (orders, cancels, expiry, close, conversions, settlement) runs under
+   * it, so each market's decisions are serialised across all instances. Undefined when no such option or event.
    */
-  lockOption(db: Queryable, optionId: number, skipLocked = false): Promise<LockedOption | undefined> {
-    let query = db
+  async lockMarket(db: Queryable, ref: MarketRef): Promise<LockedMarket | undefined> {
+    const rows = await db
       .selectFrom('options as o')
       .innerJoin('events as e', 'e.id', 'o.event_id')
       .select([
@@ -81,17 +127,50 @@ export class TradingRepository {
         'o.amm_offset',
         'o.amm_yes_shares',
         'o.amm_no_shares',
+        'o.pool_yes_shares',
+        'o.pool_no_shares',
         'o.last_yes_price',
+        'o.book_version',
         'e.status as event_status',
         'e.closes_at',
         'e.slug',
-        'o.book_version',
+        'e.exclusive',
+        'e.liquidity_b as event_liquidity_b',
         sql<Date>`now()`.as('db_now'),
       ])
-      .where('o.id', '=', optionId)
-      .forUpdate('o');
-    if (skipLocked) query = query.skipLocked();
-    return query.executeTakeFirst();
+      .where(
+        ref.kind === 'option' ? 'o.id' : 'o.event_id',
+        '=',
+        ref.kind === 'option' ? ref.optionId : ref.eventId,
+      )
+      .orderBy('o.id')
+      .forUpdate('o')
+      .execute();
+    const first = rows[0];
+    if (!first) return undefined;
+    return {
+      ref,
+      eventId: first.event_id,
+      slug: first.slug,
+      eventStatus: first.event_status,
+      closesAt: first.closes_at,
+      exclusive: first.exclusive,
+      eventLiquidityCents: first.event_liquidity_b,
+      dbNow: first.db_now,
+      options: rows.map((row) => ({
+        id: row.id,
+        event_id: row.event_id,
+        label: row.label,
+        liquidity_b: row.liquidity_b,
+        amm_offset: row.amm_offset,
+        amm_yes_shares: row.amm_yes_shares,
+        amm_no_shares: row.amm_no_shares,
+        pool_yes_shares: row.pool_yes_shares,
+        pool_no_shares: row.pool_no_shares,
+        last_yes_price: row.last_yes_price,
+        book_version: Number(row.book_version),
+      })),
+    };
   }
 
   /**
@@ -122,28 +201,29 @@ export class TradingRepository {
   /**
    * Writes what a decision decided, in one statement: its new orders (in their final state), its fills (ids taken
    * from the sequence in the statement), its trades, the resting orders it changed, the positions it changed and
-   * the option's state. Returns the new book version and the fill and trade ids, in the order given.
+   * the state of each option it changed. Returns the new book version of each option whose book changed, and the fill
+   * and trade ids, in the order given.
    */
   async writeBatch(
     db: Queryable,
     batch: {
-      optionId: number;
       eventId: number;
       orders: OrderState[];
       newOrderIds: Set<number>;
       fills: DecidedFill[];
       trades: TradeRecord[];
-      positions: { userId: number; side: SideText; state: PositionState }[];
-      option: OptionChange;
+      positions: { userId: number; optionId: number; side: SideText; state: PositionState }[];
+      options: OptionChange[];
     },
-  ): Promise<{ bookVersion: number; fillIds: number[]; tradeIds: number[] }> {
-    const { optionId, eventId, fills, trades, positions, option } = batch;
+  ): Promise<{ bookVersions: Map<number, number>; fillIds: number[]; tradeIds: number[] }> {
+    const { eventId, fills, trades, positions, options } = batch;
     const orders = batch.orders.filter((o) => batch.newOrderIds.has(o.id));
     const changedOrders = batch.orders.filter((o) => !batch.newOrderIds.has(o.id));
     const order = <K extends keyof OrderState>(key: K) => orders.map((row) => row[key]);
     const trade = <K extends keyof TradeRecord>(key: K) => trades.map((row) => row[key]);
+    const option = <K extends keyof OptionChange>(key: K) => options.map((row) => row[key]);
     const { rows } = await sql<{
-      book_version: number;
+      versions: [number | string, number | string][] | null;
       fill_ids: (number | string)[] | null;
       trade_ids: (number | string)[] | null;
     }>`
@@ -155,37 +235,40 @@ export class TradingRepository {
         INSERT INTO orders (id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
           filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, created_at, updated_at)
         OVERRIDING SYSTEM VALUE
-        SELECT v.id, v.user_id, ${optionId}::bigint, v.kind, v.side, v.action, v.price_cents, v.book_side, v.book_price,
+        SELECT v.id, v.user_id, v.option_id, v.kind, v.side, v.action, v.price_cents, v.book_side, v.book_price,
           v.quantity, v.filled_quantity, v.reserved_cents, v.status, v.cancel_reason, v.client_order_id, v.expires_at,
           v.created_at, v.created_at
-        FROM unnest(${order('id')}::bigint[], ${order('userId')}::bigint[], ${order('kind')}::text[],
-          ${order('side')}::text[], ${order('action')}::text[], ${order('priceCents')}::int[],
+        FROM unnest(${order('id')}::bigint[], ${order('userId')}::bigint[], ${order('optionId')}::bigint[],
+          ${order('kind')}::text[], ${order('side')}::text[], ${order('action')}::text[], ${order('priceCents')}::int[],
           ${order('bookSide')}::text[], ${order('bookPrice')}::int[], ${order('quantity')}::bigint[],
           ${order('filledQuantity')}::bigint[], ${order('reservedCents')}::bigint[], ${order('status')}::text[],
           ${order('cancelReason')}::text[], ${order('clientOrderId')}::text[], ${order('expiresAt')}::timestamptz[],
           ${order('createdAt')}::timestamptz[])
-          AS v(id, user_id, kind, side, action, price_cents, book_side, book_price, quantity, filled_quantity,
-            reserved_cents, status, cancel_reason, client_order_id, expires_at, created_at)
+          AS v(id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
+            filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, created_at)
       ),
       new_fills AS (
         INSERT INTO fills (id, option_id, yes_price, quantity, kind, taker_order_id, maker_order_id)
         OVERRIDING SYSTEM VALUE
-        SELECT fill_ids.id, ${optionId}::bigint, v.yes_price, v.quantity, v.kind, v.taker, v.maker
-        FROM unnest(${fills.map((f) => f.yesPrice)}::int[], ${fills.map((f) => f.quantity)}::bigint[],
-          ${fills.map((f) => f.kind)}::text[], ${fills.map((f) => f.takerOrderId)}::bigint[],
-          ${fills.map((f) => f.makerOrderId)}::bigint[]) WITH ORDINALITY AS v(yes_price, quantity, kind, taker, maker, ord)
+        SELECT fill_ids.id, v.option_id, v.yes_price, v.quantity, v.kind, v.taker, v.maker
+        FROM unnest(${fills.map((f) => f.optionId)}::bigint[], ${fills.map((f) => f.yesPrice)}::int[],
+          ${fills.map((f) => f.quantity)}::bigint[], ${fills.map((f) => f.kind)}::text[],
+          ${fills.map((f) => f.takerOrderId)}::bigint[], ${fills.map((f) => f.makerOrderId)}::bigint[])
+          WITH ORDINALITY AS v(option_id, yes_price, quantity, kind, taker, maker, ord)
         JOIN fill_ids USING (ord)
       ),
       new_trades AS (
         INSERT INTO trades (option_id, event_id, fill_id, order_id, user_id, side, action, quantity, price_cents,
           fee_cents, liquidity)
-        SELECT ${optionId}::bigint, ${eventId}::bigint, fill_ids.id, v.order_id, v.user_id, v.side, v.action,
+        SELECT v.option_id, ${eventId}::bigint, fill_ids.id, v.order_id, v.user_id, v.side, v.action,
           v.quantity, v.price_cents, v.fee_cents, v.liquidity
-        FROM unnest(${trades.map((t) => t.fillIndex + 1)}::int[], ${trade('orderId')}::bigint[],
+        FROM unnest(${trades.map((t) => t.fillIndex + 1)}::int[],
+          ${trades.map((t) => (fills[t.fillIndex] as DecidedFill).optionId)}::bigint[], ${trade('orderId')}::bigint[],
           ${trade('userId')}::bigint[], ${trade('side')}::text[], ${trade('action')}::text[],
           ${trade('quantity')}::bigint[], ${trade('priceCents')}::int[], ${trade('feeCents')}::bigint[],
           ${trade('liquidity')}::text[])
-          WITH ORDINALITY AS v(fill_ord, order_id, user_id, side, action, quantity, price_cents, fee_cents, liquidity, ord)
+          WITH ORDINALITY AS v(fill_ord, option_id, order_id, user_id, side, action, quantity, price_cents, fee_cents,
+            liquidity, ord)
         JOIN fill_ids ON fill_ids.ord = v.fill_ord
         ORDER BY v.ord
         RETURNING id
@@ -200,7 +283,7 @@ export class TradingRepository {
       ),
       changed_positions AS (
         INSERT INTO positions (option_id, user_id, side, quantity, reserved_quantity, cost_cents, realized_pnl_cents)
-        SELECT ${optionId}::bigint, * FROM unnest(${positions.map((p) => p.userId)}::bigint[],
+        SELECT * FROM unnest(${positions.map((p) => p.optionId)}::bigint[], ${positions.map((p) => p.userId)}::bigint[],
           ${positions.map((p) => p.side)}::text[], ${positions.map((p) => p.state.quantity)}::bigint[],
           ${positions.map((p) => p.state.reservedQuantity)}::bigint[],
           ${positions.map((p) => p.state.costCents)}::bigint[],
@@ -209,23 +292,96 @@ export class TradingRepository {
           reserved_quantity = excluded.reserved_quantity, cost_cents = excluded.cost_cents,
           realized_pnl_cents = excluded.realized_pnl_cents, updated_at = now()
       ),
-      changed_option AS (
-        UPDATE options SET amm_yes_shares = ${option.ammYesShares}, amm_no_shares = ${option.ammNoShares},
-          pairs_minted = pairs_minted + ${option.pairsMinted}, pairs_merged = pairs_merged + ${option.pairsMerged},
-          volume_shares = volume_shares + ${option.volumeShares}, volume_cents = volume_cents + ${option.volumeCents},
-          last_yes_price = coalesce(${option.lastYesPrice}::int, last_yes_price), book_version = book_version + 1
-        WHERE id = ${optionId}
-        RETURNING book_version
+      changed_options AS (
+        UPDATE options SET amm_yes_shares = v.amm_yes, amm_no_shares = v.amm_no, pool_yes_shares = v.pool_yes,
+          pool_no_shares = v.pool_no, pairs_minted = options.pairs_minted + v.minted,
+          pairs_merged = options.pairs_merged + v.merged, volume_shares = options.volume_shares + v.traded_shares,
+          volume_cents = options.volume_cents + v.traded_cents, amm_cash_cents = options.amm_cash_cents + v.house_cash,
+          last_yes_price = coalesce(v.last_price, options.last_yes_price),
+          book_version = options.book_version + CASE WHEN v.bump THEN 1 ELSE 0 END
+        FROM unnest(${option('optionId')}::bigint[], ${option('ammYesShares')}::bigint[],
+          ${option('ammNoShares')}::bigint[], ${option('poolYesShares')}::bigint[], ${option('poolNoShares')}::bigint[],
+          ${option('pairsMinted')}::bigint[], ${option('pairsMerged')}::bigint[], ${option('volumeShares')}::bigint[],
+          ${option('volumeCents')}::bigint[], ${option('houseCashCents')}::bigint[], ${option('lastYesPrice')}::int[],
+          ${option('bookChanged')}::boolean[])
+          AS v(id, amm_yes, amm_no, pool_yes, pool_no, minted, merged, traded_shares, traded_cents, house_cash,
+            last_price, bump)
+        WHERE options.id = v.id
+        RETURNING options.id, options.book_version
       )
-      SELECT (SELECT book_version FROM changed_option) AS book_version,
+      SELECT (SELECT json_agg(json_build_array(id, book_version)) FROM changed_options) AS versions,
         (SELECT array_agg(id ORDER BY ord) FROM fill_ids) AS fill_ids,
         (SELECT array_agg(id ORDER BY id) FROM new_trades) AS trade_ids`.execute(db);
     const row = rows[0];
     return {
-      bookVersion: Number(row?.book_version),
+      bookVersions: new Map((row?.versions ?? []).map(([id, version]) => [Number(id), Number(version)])),
       fillIds: (row?.fill_ids ?? []).map(Number),
       tradeIds: (row?.trade_ids ?? []).map(Number),
     };
+  }
+
+  /** Records conversions, in order; returns their ids. */
+  async insertConversions(
+    db: Queryable,
+    rows: {
+      id: number;
+      userId: number;
+      eventId: number;
+      kind: 'convert' | 'split' | 'merge';
+      quantity: number;
+      optionIds: number[];
+      cashCents: number;
+      legs: unknown;
+      createdAt: Date;
+    }[],
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await sql`
+      INSERT INTO conversions (id, user_id, event_id, kind, quantity, option_ids, cash_cents, legs, created_at)
+      OVERRIDING SYSTEM VALUE
+      SELECT v.id, v.user_id, v.event_id, v.kind, v.quantity,
+        ARRAY(SELECT jsonb_array_elements_text(v.option_ids)::bigint), v.cash_cents, v.legs, v.created_at
+      FROM unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.userId)}::bigint[],
+        ${rows.map((r) => r.eventId)}::bigint[], ${rows.map((r) => r.kind)}::text[], ${rows.map((r) => r.quantity)}::bigint[],
+        ${rows.map((r) => JSON.stringify(r.optionIds))}::jsonb[], ${rows.map((r) => r.cashCents)}::bigint[],
+        ${rows.map((r) => JSON.stringify(r.legs))}::jsonb[], ${rows.map((r) => r.createdAt)}::timestamptz[])
+        AS v(id, user_id, event_id, kind, quantity, option_ids, cash_cents, legs, created_at)`.execute(db);
+  }
+
+  /** A user's conversions, newest first, with their event's slug and option labels. */
+  listConversions(
+    db: Queryable,
+    userId: number,
+    eventSlug: string | undefined,
+    beforeId: number | null,
+    limit: number,
+  ) {
+    let query = db
+      .selectFrom('conversions as c')
+      .innerJoin('events as e', 'e.id', 'c.event_id')
+      .selectAll('c')
+      .select([
+        'e.slug as event_slug',
+        sql<
+          Record<string, string>
+        >`(SELECT json_object_agg(o.id, o.label) FROM options o WHERE o.event_id = c.event_id)`.as('labels'),
+      ])
+      .where('c.user_id', '=', userId)
+      .orderBy('c.id', 'desc')
+      .limit(limit + 1);
+    if (eventSlug !== undefined) query = query.where('e.slug', '=', eventSlug);
+    if (beforeId !== null) query = query.where('c.id', '<', beforeId);
+    return query.execute();
+  }
+
+  /** Takes `count` conversion ids from their sequence, in order. */
+  async takeConversionIds(db: Queryable, count: number): Promise<number[]> {
+    if (count === 0) return [];
+    const { rows } = await sql<{ id: number | string }>`
+      SELECT nextval(pg_get_serial_sequence('conversions', 'id')) AS id FROM generate_series(1, ${count}::int)`.execute(
+      db,
+    );
+    return rows.map((row) => Number(row.id));
   }
 
   /** The stored results of idempotency keys already used by these users. */
@@ -294,7 +450,8 @@ export class TradingRepository {
 
   /**
    * An option's book as it stands, in one statement (so one consistent snapshot): the option, its event's state,
-   * and its resting orders aggregated per level.
+   * its resting orders aggregated per level, and for an exclusive event the inventory of the event's house maker in
+   * every option (its quotes in this option depend on all of them).
    */
   async bookAt(db: Queryable, optionId: number) {
     const { rows } = await sql<
@@ -306,20 +463,27 @@ export class TradingRepository {
         last_yes_price: number | null;
         event_slug: string;
         event_status: EventStatus;
+        exclusive: boolean;
+        event_liquidity_b: number;
         levels: [BookSide, number, number, number][] | null;
+        makers: [number, number, number, number][] | null;
       }
     >`
       SELECT o.id, o.event_id, o.label, o.book_version, o.last_yes_price, o.liquidity_b, o.amm_offset,
-        o.amm_yes_shares, o.amm_no_shares, e.slug AS event_slug, e.status AS event_status,
+        o.amm_yes_shares, o.amm_no_shares, e.slug AS event_slug, e.status AS event_status, e.exclusive,
+        e.liquidity_b AS event_liquidity_b,
         (SELECT json_agg(json_build_array(l.book_side, l.book_price, l.quantity, l.orders)) FROM (
           SELECT book_side, book_price, sum(quantity - filled_quantity) AS quantity, count(*) AS orders
           FROM orders WHERE option_id = o.id AND status IN ('open', 'partially_filled')
-          GROUP BY book_side, book_price) l) AS levels
+          GROUP BY book_side, book_price) l) AS levels,
+        CASE WHEN e.exclusive THEN (
+          SELECT json_agg(json_build_array(s.id, s.amm_offset, s.amm_yes_shares, s.amm_no_shares) ORDER BY s.id)
+          FROM options s WHERE s.event_id = e.id) END AS makers
       FROM options o JOIN events e ON e.id = o.event_id
       WHERE o.id = ${optionId}`.execute(db);
     const row = rows[0];
     if (!row) return undefined;
-    const { levels, ...option } = row;
+    const { levels, makers, ...option } = row;
     return {
       option: { ...option, book_version: Number(option.book_version) },
       levels: (levels ?? []).map(([side, priceCents, quantity, orders]) => ({
@@ -328,6 +492,12 @@ export class TradingRepository {
         quantity: Number(quantity),
         orders: Number(orders),
       })),
+      makers: (makers ?? []).map(([id, offset, yesShares, noShares]) => ({
+        optionId: Number(id),
+        offset: Number(offset),
+        yesShares: Number(yesShares),
+        noShares: Number(noShares),
+      })),
     };
   }
 
@@ -335,15 +505,15 @@ export class TradingRepository {
     return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** Locks the positions of these holders in an option (creating none). */
-  lockPositions(db: Queryable, optionId: number, userIds: number[]): Promise<PositionRow[]> {
-    if (userIds.length === 0) return Promise.resolve([]);
+  /** Locks the positions of these holders in these options (creating none). */
+  lockPositions(db: Queryable, optionIds: number[], userIds: number[]): Promise<PositionRow[]> {
+    if (userIds.length === 0 || optionIds.length === 0) return Promise.resolve([]);
     return (
       db
         .selectFrom('positions')
         .selectAll()
-        .where('option_id', '=', optionId)
-        // One array parameter, not a list: the same text for every batch, so it is prepared once.
+        // One array parameter each, not a list: the same text for every batch, so it is prepared once.
+        .where('option_id', '=', sql<number>`ANY(${optionIds}::bigint[])`)
         .where('user_id', '=', sql<number>`ANY(${userIds}::bigint[])`)
         .orderBy('id')
         .forUpdate()
@@ -353,13 +523,12 @@ export class TradingRepository {
 
   async savePositions(
     db: Queryable,
-    optionId: number,
-    positions: { userId: number; side: SideText; state: PositionState }[],
+    positions: { userId: number; optionId: number; side: SideText; state: PositionState }[],
   ): Promise<void> {
     if (positions.length === 0) return;
     await sql`
       INSERT INTO positions (option_id, user_id, side, quantity, reserved_quantity, cost_cents, realized_pnl_cents)
-      SELECT ${optionId}::bigint, * FROM unnest(${positions.map((p) => p.userId)}::bigint[],
+      SELECT * FROM unnest(${positions.map((p) => p.optionId)}::bigint[], ${positions.map((p) => p.userId)}::bigint[],
         ${positions.map((p) => p.side)}::text[], ${positions.map((p) => p.state.quantity)}::bigint[],
         ${positions.map((p) => p.state.reservedQuantity)}::bigint[], ${positions.map((p) => p.state.costCents)}::bigint[],
         ${positions.map((p) => p.state.realizedPnlCents)}::bigint[])
@@ -503,10 +672,15 @@ export class TradingRepository {
       .execute();
   }
 
-  async clearAmmInventory(db: Queryable, optionId: number): Promise<void> {
+  /** The house maker's inventory in a settled option is paid out: its result there is final. */
+  async settleHouse(db: Queryable, optionId: number, payoutCents: number): Promise<void> {
     await db
       .updateTable('options')
-      .set({ amm_yes_shares: 0, amm_no_shares: 0 })
+      .set((eb) => ({
+        amm_yes_shares: 0,
+        amm_no_shares: 0,
+        amm_cash_cents: eb('amm_cash_cents', '+', payoutCents),
+      }))
       .where('id', '=', optionId)
       .execute();
   }

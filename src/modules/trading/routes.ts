@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { currentUser } from '../../platform/auth.js';
 import { decodeCursor, errors, IdParams, Page, PageQuery, toPage } from '../../platform/http.js';
-import type { MarketsService } from '../markets/service.js';
+import type { MarketCatalogue } from '../markets/catalogue.js';
 import {
   EventSlugFilter,
   IdempotencyHeaders,
@@ -27,7 +27,7 @@ const idempotency =
 
 export const tradingRoutes: FastifyPluginAsyncTypebox<{
   trading: TradingService;
-  markets: MarketsService;
+  markets: Pick<MarketCatalogue, 'resolveOptionId'>;
 }> = async (app, { trading, markets }) => {
   /** Both ways of placing an order: name the option, place it idempotently, answer 201 (or the replayed result). */
   const place = async (

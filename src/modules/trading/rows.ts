@@ -1,8 +1,9 @@
 import { positionKey } from '../../exchange/execution.js';
+import { House, type MakerInventory } from '../../exchange/house.js';
 import type { AmmState } from '../../exchange/lmsr.js';
 import type { OrderState } from '../../exchange/orders.js';
 import type { PositionState } from '../../exchange/positions.js';
-import type { HouseMakerColumns, OrderRow, PositionRow } from './repository.js';
+import type { HouseMakerColumns, LockedMarket, OrderRow, PositionRow } from './repository.js';
 
 /** What the trading rows mean to the exchange core, and back. */
 
@@ -17,9 +18,38 @@ export function houseMakerOf(option: HouseMakerColumns): AmmState | null {
   };
 }
 
+/** The house maker of a market under its lock: the exclusive event's one maker, or the option's own. */
+export function houseOf(market: LockedMarket): House | null {
+  if (!market.exclusive) {
+    const option = market.options[0];
+    return option ? House.ofOption(option.id, houseMakerOf(option)) : null;
+  }
+  return eventHouseOf(
+    market.eventLiquidityCents,
+    market.options.map((option) => ({
+      optionId: option.id,
+      offset: option.amm_offset,
+      yesShares: option.amm_yes_shares,
+      noShares: option.amm_no_shares,
+    })),
+  );
+}
+
+/** An exclusive event's house maker from its inventory in each option. */
+export function eventHouseOf(
+  liquidityCents: number,
+  makers: (MakerInventory & { optionId: number })[],
+): House | null {
+  return House.ofEvent(
+    liquidityCents,
+    new Map(makers.map(({ optionId, ...inventory }) => [optionId, inventory])),
+  );
+}
+
 export function orderStateOf(row: OrderRow): OrderState {
   return {
     id: row.id,
+    optionId: row.option_id,
     userId: row.user_id,
     kind: row.kind,
     side: row.side,
@@ -39,16 +69,11 @@ export function orderStateOf(row: OrderRow): OrderState {
 }
 
 /** The row an order is written as (`updatedAt`: the transaction's clock; `bookVersion`: the book it leaves). */
-export function orderRowOf(
-  order: OrderState,
-  optionId: number,
-  updatedAt: Date,
-  bookVersion: number,
-): OrderRow {
+export function orderRowOf(order: OrderState, updatedAt: Date, bookVersion: number): OrderRow {
   return {
     id: order.id,
     user_id: order.userId,
-    option_id: optionId,
+    option_id: order.optionId,
     kind: order.kind,
     side: order.side,
     action: order.action,
@@ -77,7 +102,9 @@ export function positionStateOf(row: PositionRow): PositionState {
   };
 }
 
-/** Position states by holder and side (positionKey). */
+/** Position states by holder, option and side (positionKey). */
 export function positionMap(rows: PositionRow[]): Map<string, PositionState> {
-  return new Map(rows.map((row) => [positionKey(row.user_id, row.side), positionStateOf(row)]));
+  return new Map(
+    rows.map((row) => [positionKey(row.user_id, row.option_id, row.side), positionStateOf(row)]),
+  );
 }

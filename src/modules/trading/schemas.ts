@@ -182,3 +182,53 @@ export const Portfolio = Type.Object({
     openOrders: Type.Integer(),
   }),
 });
+
+export const ConversionBody = Type.Object(
+  {
+    type: Type.Union([Type.Literal('convert'), Type.Literal('split'), Type.Literal('merge')], {
+      description:
+        'convert: NO on the options named in `optionIds` → YES on every other option, plus (k − 1) × 100 cents ' +
+        'a unit for k options; split: 100 cents a unit → YES on every option; merge: YES on every option → 100 ' +
+        'cents a unit',
+    }),
+    quantity: Quantity,
+    optionIds: Type.Optional(
+      Type.Array(IdString, {
+        minItems: 1,
+        maxItems: 50,
+        description: 'convert only: the options whose NO shares you give (each at most once)',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      { type: 'convert', quantity: 10, optionIds: ['12'] },
+      { type: 'split', quantity: 5 },
+    ],
+  },
+);
+
+export const ConversionView = Type.Object({
+  id: IdString,
+  eventId: IdString,
+  eventSlug: Type.String(),
+  type: Type.Union([Type.Literal('convert'), Type.Literal('split'), Type.Literal('merge')]),
+  quantity: Type.Integer({ description: 'Units converted' }),
+  optionIds: Type.Array(IdString, { description: 'convert: the options whose NO shares were given' }),
+  cashCents: Type.Integer({ description: 'Cash you received (negative: paid)' }),
+  legs: Type.Array(
+    Type.Object({
+      optionId: IdString,
+      optionLabel: Type.String(),
+      side: SideSchema,
+      quantity: Type.Integer({ description: 'Shares you received (positive) or gave (negative)' }),
+      priceCents: Type.Integer({
+        description:
+          'The price per share the leg is booked at in your cost basis and realized P&L: the house’s chance ' +
+          'of the option (its NO at 100 − that)',
+      }),
+    }),
+  ),
+  createdAt: DateTime,
+});

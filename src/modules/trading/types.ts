@@ -1,3 +1,4 @@
+import type { ConversionRequest } from '../../exchange/conversions.js';
 import type { LadderLevel } from '../../exchange/ladder.js';
 import type { Action, Side } from '../../exchange/money.js';
 import type { Tx } from '../../platform/db/types.js';
@@ -32,7 +33,7 @@ export interface PlaceResult {
   replayed: boolean;
 }
 
-/** A change asked of an option's book, as it waits in that option's queue. */
+/** A change asked of a market (an option's book, or an exclusive event's), as it waits in that market's queue. */
 export type BookRequest =
   | {
       type: 'place';
@@ -42,16 +43,28 @@ export type BookRequest =
       key: string | null;
       requestHash: string;
     }
-  | { type: 'cancel'; userId: number; orderId: number }
-  | { type: 'expire'; orderId: number }
-  | { type: 'close' };
+  | { type: 'cancel'; userId: number; optionId: number; orderId: number }
+  | { type: 'expire'; optionId: number; orderId: number }
+  | { type: 'close' }
+  | {
+      type: 'convert';
+      userId: number;
+      request: ConversionRequest;
+      /** The Idempotency-Key header, if any. */
+      key: string | null;
+      requestHash: string;
+    };
+
+/** A request that a retry with the same idempotency key replays. */
+export type KeyedRequest = Extract<BookRequest, { type: 'place' | 'convert' }>;
 
 /**
- * What came of one request: an answer (a placed order's PlaceResult; a cancelled order; whether an order expired;
- * how many orders a close ended), a refusal (an error the API reports), or `alone`: to be placed again on its own
- * after the batch (a second use of one idempotency key or clientOrderId in the same batch).
+ * What came of one request: an answer (a placed order's or a conversion's PlaceResult; a cancelled order; whether an
+ * order expired; how many orders a close ended), a refusal (an error the API reports), `alone`: to be placed again on
+ * its own after the batch (a second use of one idempotency key or clientOrderId in the same batch), or `reroute`: its
+ * option turned out to trade in another market than the one it queued for (an event made exclusive while a draft).
  */
-export type BookOutcome = { result: unknown } | { error: Error } | { alone: true };
+export type BookOutcome = { result: unknown } | { error: Error } | { alone: true } | { reroute: true };
 
 /** What a committed order changed, for listeners such as notifications, webhooks and copy trading. */
 export interface OrderCommitted {
@@ -81,16 +94,29 @@ export interface BookChange {
 
 export type EndReason = 'cancelled' | 'expired' | 'market_closed';
 
+/** A committed conversion, for listeners (the user's stream). */
+export interface ConversionCommitted {
+  id: number;
+  userId: number;
+  eventId: number;
+  kind: ConversionRequest['kind'];
+  quantity: number;
+  cashCents: number;
+}
+
 /** Called inside the transaction with every order it placed (one, or a whole batch in order). */
 export type OrderListener = (trx: Tx, changes: OrderCommitted[]) => Promise<void>;
 /** Called inside the transaction with the orders a cancel, an expiry or a market close ended. */
 export type EndListener = (trx: Tx, orders: OrderRow[], reason: EndReason) => Promise<void>;
 /** Called inside the transaction of every change to a book. */
 export type BookListener = (trx: Tx, change: BookChange) => Promise<void>;
+/** Called inside the transaction with the conversions it carried out. */
+export type ConversionListener = (trx: Tx, conversions: ConversionCommitted[]) => Promise<void>;
 
 /** Who hears of committed changes: registered once, at composition. */
 export class TradingListeners {
   readonly placed: OrderListener[] = [];
   readonly ended: EndListener[] = [];
   readonly book: BookListener[] = [];
+  readonly converted: ConversionListener[] = [];
 }

@@ -2,7 +2,7 @@ import { type Side, sidePrice } from '../../exchange/money.js';
 import { type Outcome, payoutPerShare, valuePosition } from '../../exchange/positions.js';
 import type { OrderRow, TradeRow } from './repository.js';
 
-/** The wire forms of orders, trades and positions. */
+/** The wire forms of orders, trades, conversions and positions. */
 
 /** A placed order with its market's names, the trades of its match and the own orders it cancelled. */
 export interface PlacedOrder {
@@ -130,4 +130,65 @@ export function toPositionView(p: PositionViewSource) {
     resolution: p.resolution ?? null,
     ...value,
   };
+}
+
+/** A conversion between an exclusive event's options: what the user gave and received, and the cash it moved. */
+export function toConversionView(
+  conversion: {
+    id: number;
+    eventId: number;
+    kind: 'convert' | 'split' | 'merge';
+    quantity: number;
+    optionIds: number[];
+    cashCents: number;
+    legs: { optionId: number; side: Side; quantity: number; priceCents: number }[];
+    createdAt: Date;
+  },
+  names: { slug: string; label: (optionId: number) => string },
+) {
+  return {
+    id: String(conversion.id),
+    eventId: String(conversion.eventId),
+    eventSlug: names.slug,
+    type: conversion.kind,
+    quantity: conversion.quantity,
+    optionIds: conversion.optionIds.map(String),
+    cashCents: conversion.cashCents,
+    legs: conversion.legs.map((leg) => ({
+      optionId: String(leg.optionId),
+      optionLabel: names.label(leg.optionId),
+      side: leg.side,
+      quantity: leg.quantity,
+      priceCents: leg.priceCents,
+    })),
+    createdAt: conversion.createdAt.toISOString(),
+  };
+}
+
+/** A stored conversion, as the list of a user's conversions shows it. */
+export function conversionViewOf(row: {
+  id: number;
+  event_id: number;
+  kind: 'convert' | 'split' | 'merge';
+  quantity: number;
+  option_ids: number[];
+  cash_cents: number;
+  legs: unknown;
+  created_at: Date;
+  event_slug: string;
+  labels: Record<string, string>;
+}) {
+  return toConversionView(
+    {
+      id: row.id,
+      eventId: row.event_id,
+      kind: row.kind,
+      quantity: row.quantity,
+      optionIds: row.option_ids.map(Number),
+      cashCents: row.cash_cents,
+      legs: row.legs as Parameters<typeof toConversionView>[0]['legs'],
+      createdAt: row.created_at,
+    },
+    { slug: row.event_slug, label: (optionId) => row.labels[String(optionId)] ?? '' },
+  );
 }

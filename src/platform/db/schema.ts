@@ -63,13 +63,22 @@ export interface LoginThrottleTable {
   window_started_at: Timestamp;
 }
 
-export type LedgerAccountKind = 'cash' | 'reserved' | 'escrow' | 'bonus' | 'amm' | 'fees' | 'stakes';
+export type LedgerAccountKind =
+  | 'cash'
+  | 'reserved'
+  | 'escrow'
+  | 'bonus'
+  | 'amm'
+  | 'fees'
+  | 'stakes'
+  | 'conversion';
 
 export interface LedgerAccountsTable {
   id: Id;
   kind: LedgerAccountKind;
   user_id: number | null;
   option_id: number | null;
+  event_id: Generated<number | null>;
   balance: Generated<number>;
 }
 
@@ -117,6 +126,9 @@ export interface EventsTable {
   featured: Generated<boolean>;
   status: Generated<EventStatus>;
   resolution_source: string | null;
+  /** Exactly one option resolves YES; one house maker spans the options (liquidity_b). */
+  exclusive: Generated<boolean>;
+  liquidity_b: Generated<number>;
   closes_at: Timestamp;
   opened_at: Timestamp | null;
   closed_at: Timestamp | null;
@@ -143,6 +155,21 @@ export interface OptionsTable {
   volume_shares: Generated<number>;
   volume_cents: Generated<number>;
   book_version: Generated<number>;
+  pool_yes_shares: Generated<number>;
+  pool_no_shares: Generated<number>;
+  amm_cash_cents: Generated<number>;
+  created_at: CreatedAt;
+}
+
+export interface ConversionsTable {
+  id: Id;
+  user_id: number;
+  event_id: number;
+  kind: 'convert' | 'split' | 'merge';
+  quantity: number;
+  option_ids: Generated<number[]>;
+  cash_cents: number;
+  legs: ColumnType<unknown, string, never>;
   created_at: CreatedAt;
 }
 
@@ -256,6 +283,7 @@ export interface ExchangeTables {
   positions: PositionsTable;
   idempotency_keys: IdempotencyKeysTable;
   disputes: DisputesTable;
+  conversions: ConversionsTable;
 }
 
 export interface DB
