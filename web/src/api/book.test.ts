@@ -69,4 +69,12 @@ describe('live order book from the stream', () => {
     book.traded(53);
     expect(book.toOrderBook(meta).lastYesPriceCents).toBe(53);
   });
+
+  it('says whether the option is one of an exclusive event’s, as its snapshot did', () => {
+    const book = new LiveBook();
+    book.snapshot(1, [], 50);
+    expect(book.toOrderBook(meta).exclusive).toBe(false);
+    book.snapshot(2, [], 50, true);
+    expect(book.toOrderBook(meta).exclusive).toBe(true);
+  });
 });

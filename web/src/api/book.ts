@@ -20,13 +20,15 @@ export class LiveBook {
   private readonly asks = new Map<number, BookLevel>();
   private seq = -1;
   private lastYesPriceCents: number | null = null;
+  private exclusive = false;
   private waiting = true;
 
   get ready(): boolean {
     return !this.waiting;
   }
 
-  snapshot(seq: number, levels: StreamLevel[], lastYesPriceCents: number | null): void {
+  snapshot(seq: number, levels: StreamLevel[], lastYesPriceCents: number | null, exclusive = false): void {
+    this.exclusive = exclusive;
     this.bids.clear();
     this.asks.clear();
     this.apply(levels);
@@ -55,6 +57,7 @@ export class LiveBook {
     const yesAsks = [...this.asks.values()].sort((a, b) => a.priceCents - b.priceCents);
     return {
       ...meta,
+      exclusive: this.exclusive,
       lastYesPriceCents: this.lastYesPriceCents,
       bookVersion: this.seq,
       yes: { bids: yesBids, asks: yesAsks },

@@ -64,7 +64,7 @@ export function useLiveBooks(
           if (message.type === 'snapshot') {
             const levels = [...(message.bids as StreamLevel[]), ...(message.asks as StreamLevel[])];
             const last = (message.lastYesPriceCents as number | null) ?? null;
-            book.snapshot(message.seq ?? 0, levels, last);
+            book.snapshot(message.seq ?? 0, levels, last, message.exclusive === true);
             emit();
             snapshotHeard.current?.(optionId, last);
           } else if (message.type === 'delta' && typeof message.seq === 'number') {
