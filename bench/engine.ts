@@ -127,8 +127,11 @@ function runDecision(orders: Order[]): number {
           action: 'BUY' as const,
           quantity: o.size,
           priceCents: o.buy ? o.price : 100 - o.price,
-          expiresInHours: null,
+          timeInForce: 'GTC' as const,
+          postOnly: false,
+          expiresAt: null,
           clientOrderId: null,
+          placedBy: null,
         },
       })),
     );

@@ -11,10 +11,24 @@ import { apportion, type House } from './house.js';
 import { houseMoves, type LadderLevel, type LevelKey, ladderLevels, levelKey } from './ladder.js';
 import type { JournalEntry, Posting } from './ledger.js';
 import type { AmmState } from './lmsr.js';
-import { type FillKind, type MatchResult, matchOrder, takerStatus } from './matching.js';
+import {
+  crossesOnArrival,
+  type FillKind,
+  fillableQuantity,
+  type MatchResult,
+  matchOrder,
+  takerStatus,
+} from './matching.js';
 import { type Action, feeCents, PAYOUT_CENTS, type Side } from './money.js';
 import { type OrderBook, toLadder } from './order-book.js';
-import { type EndReason, type OrderKind, type OrderState, restingOf } from './orders.js';
+import {
+  type EndReason,
+  type OrderKind,
+  type OrderState,
+  restingOf,
+  rests,
+  type TimeInForce,
+} from './orders.js';
 import { applyPositionChange, NO_CHANGE, type PositionChange, type PositionState } from './positions.js';
 
 /**
@@ -71,13 +85,44 @@ export interface NewOrder {
   action: Action;
   quantity: number;
   priceCents: number;
-  expiresInHours: number | null;
+  timeInForce: TimeInForce;
+  postOnly: boolean;
+  /** GTD: when what rests of it expires. */
+  expiresAt: Date | null;
   clientOrderId: string | null;
+  /** The credential that placed it (its dead man's switch covers it). */
+  placedBy: string | null;
+}
+
+/**
+ * A change to a resting order. The same price and fewer shares left: the order shrinks where it stands, keeping
+ * its time priority. A new price, or more shares: it is cancelled and `replacement` placed in its stead at once
+ * (same side, action, time in force, expiry and post-only flag), behind every order already at that price; if the
+ * replacement cannot be placed the order stays as it was.
+ */
+export interface Amend {
+  optionId: number;
+  orderId: number;
+  userId: number;
+  /** The shares the order is to have left to fill (null: as it has now). */
+  remainingQuantity: number | null;
+  /** Its new price (null: as it is). */
+  priceCents: number | null;
+  /** The replacement's id (taken beforehand, used only if it is placed), clientOrderId and credential. */
+  replacement: { id: number; clientOrderId: string | null; placedBy: string | null };
 }
 
 export type Instruction =
   | { type: 'place'; order: NewOrder }
-  | { type: 'cancel'; optionId: number; orderId: number; userId: number }
+  | {
+      type: 'cancel';
+      optionId: number;
+      orderId: number;
+      userId: number;
+      /** Why, when not at the user's own request. */
+      reason?: 'heartbeat_lapsed';
+    }
+  | ({ type: 'amend' } & Amend)
   /** Its time is up (the caller read its expiry); it ends if it still rests. */
   | { type: 'expire'; optionId: number; orderId: number }
   /** Every resting order of the market ends, and the house stops quoting. */
@@ -89,6 +134,10 @@ export type Refusal =
   | { code: 'INSUFFICIENT_FUNDS'; neededCents: number; availableCents: number }
   | { code: 'INSUFFICIENT_SHARES'; needed: number; available: number }
   | { code: 'NO_LIQUIDITY' }
+  /** A post-only order that would meet a resting order or a house quote on arrival. */
+  | { code: 'POST_ONLY_WOULD_TAKE' }
+  /** A fill-or-kill order that cannot fill whole now. */
+  | { code: 'FOK_NOT_FILLED'; fillableQuantity: number }
   | { code: 'ORDER_NOT_OPEN' }
   | { code: 'INVALID_CONVERSION'; reason: string };
 
@@ -103,18 +152,25 @@ export interface Conversion {
   legs: ConversionLeg[];
 }
 
+export interface PlacedVerdict {
+  type: 'placed';
+  order: OrderState;
+  /** Its slice of the decision's trades (its own and its makers'). */
+  trades: { from: number; to: number };
+  /** The resting orders it filled, as they stood right after it. */
+  makers: OrderState[];
+  /** The taker's own resting orders it met: cancelled, never filled. */
+  selfTradeCancelled: OrderState[];
+}
+
 export type Verdict =
-  | {
-      type: 'placed';
-      order: OrderState;
-      /** Its slice of the decision's trades (its own and its makers'). */
-      trades: { from: number; to: number };
-      /** The resting orders it filled, as they stood right after it. */
-      makers: OrderState[];
-      /** The taker's own resting orders it met: cancelled, never filled. */
-      selfTradeCancelled: OrderState[];
-    }
+  | PlacedVerdict
   | { type: 'ended'; reason: 'cancelled' | 'expired' | 'market_closed'; orders: OrderState[] }
+  /**
+   * `previous`: the order as it stood before; `order`: as it stands now (the same order shrunk, or the replacement,
+   * whose placing is `replacement`). An amend that changes nothing leaves `order` equal to `previous`.
+   */
+  | { type: 'amended'; previous: OrderState; order: OrderState; replacement: PlacedVerdict | null }
   | { type: 'converted'; conversion: Conversion }
   | { type: 'unchanged' }
   | { type: 'refused'; refusal: Refusal };
@@ -239,8 +295,11 @@ class Decider {
       case 'cancel': {
         const order = this.books.get(instruction.optionId)?.orders.get(instruction.orderId);
         if (!order || order.userId !== instruction.userId) return refused({ code: 'ORDER_NOT_OPEN' });
-        return { type: 'ended', reason: 'cancelled', orders: [this.endOrder(order, 'cancelled_by_user')] };
+        const reason = instruction.reason ?? 'cancelled_by_user';
+        return { type: 'ended', reason: 'cancelled', orders: [this.endOrder(order, reason)] };
       }
+      case 'amend':
+        return this.amend(instruction);
       case 'expire': {
         const order = this.books.get(instruction.optionId)?.orders.get(instruction.orderId);
         if (!order) return { type: 'unchanged' };
@@ -282,22 +341,14 @@ class Decider {
     };
   }
 
-  private place(order: NewOrder): Verdict {
+  private place(order: NewOrder, replacesOrderId: number | null = null): Verdict {
     if (this.closed !== null) return refused({ code: 'MARKET_CLOSED', state: this.closed });
     const state = this.books.get(order.optionId);
     if (!state) throw new Error(`option ${order.optionId} is not in this market`);
-    const short = this.missingCollateral(order);
+    const short = this.missingCollateral(order) ?? this.unplaceable(state, order);
     if (short) return refused(short);
     const ladder = toLadder(order.side, order.action, order.priceCents);
-    const taker = {
-      id: order.id,
-      orderId: order.id,
-      userId: order.userId,
-      side: order.side,
-      action: order.action,
-      limitPrice: order.priceCents,
-      quantity: order.quantity,
-    };
+    const taker = takerOf(order);
     const match = matchOrder(state.book, this.market.house?.quote(order.optionId) ?? null, taker);
     if (order.kind === 'market' && match.filledQuantity === 0) {
       // Nothing happened: the own orders it met go back where they were.
@@ -305,7 +356,7 @@ class Decider {
       return refused({ code: 'NO_LIQUIDITY' });
     }
     if (match.fills.some((fill) => fill.maker.kind === 'amm')) this.market.house?.moved();
-    const restingQuantity = order.kind === 'limit' ? match.remaining : 0;
+    const restingQuantity = rests(order.kind, order.timeInForce) ? match.remaining : 0;
     const execution = executeMatch(order.optionId, taker, match, {
       feeBps: this.market.feeBps,
       restingQuantity,
@@ -324,13 +375,11 @@ class Decider {
       this.changePosition(userId, order.optionId, side, change);
     const trades = this.recordFills(order, match, execution.trades, ladder.bookSide);
     const makers = execution.makerUpdates.map((update) => this.fillMaker(state, update));
-    const placed = this.placedOrder(
-      order,
-      ladder,
-      match,
-      execution.takerRestingReserveCents,
+    const placed = this.placedOrder(order, ladder, match, {
+      reservedCents: execution.takerRestingReserveCents,
       restingQuantity,
-    );
+      replacesOrderId,
+    });
     this.out.orders.set(placed.id, placed);
     this.out.newOrderIds.add(placed.id);
     if (restingQuantity > 0) {
@@ -342,13 +391,23 @@ class Decider {
     return { type: 'placed', order: placed, trades, makers, selfTradeCancelled };
   }
 
+  /** Why an order that can pay cannot be placed now: post-only that would take, fill-or-kill that cannot fill. */
+  private unplaceable(state: BookState, order: NewOrder): Refusal | null {
+    const house = this.market.house?.quote(order.optionId) ?? null;
+    if (order.postOnly && crossesOnArrival(state.book, house, takerOf(order)))
+      return { code: 'POST_ONLY_WOULD_TAKE' };
+    if (order.timeInForce !== 'FOK') return null;
+    const fillable = fillableQuantity(state.book, house, takerOf(order));
+    return fillable < order.quantity ? { code: 'FOK_NOT_FILLED', fillableQuantity: fillable } : null;
+  }
+
   private placedOrder(
     order: NewOrder,
     ladder: ReturnType<typeof toLadder>,
     match: MatchResult,
-    reservedCents: number,
-    restingQuantity: number,
+    rest: { reservedCents: number; restingQuantity: number; replacesOrderId: number | null },
   ): OrderState {
+    const { reservedCents, restingQuantity } = rest;
     const status = takerStatus(match, restingQuantity);
     return {
       id: order.id,
@@ -365,31 +424,95 @@ class Decider {
       status,
       cancelReason: status === 'cancelled' ? 'unfilled_remainder' : null,
       clientOrderId: order.clientOrderId,
-      expiresAt: order.expiresInHours
-        ? new Date(this.market.now.getTime() + order.expiresInHours * 3_600_000)
-        : null,
+      timeInForce: order.timeInForce,
+      postOnly: order.postOnly,
+      expiresAt: order.timeInForce === 'GTD' ? order.expiresAt : null,
+      placedBy: order.placedBy,
+      replacesOrderId: rest.replacesOrderId,
       createdAt: this.market.now,
     };
   }
 
-  /** Why the taker cannot pay for the order (cash for a BUY with its fee, free shares for a SELL), if it cannot. */
-  private missingCollateral(order: NewOrder): Refusal | null {
-    if (order.action === 'BUY') {
-      const notional = order.priceCents * order.quantity;
-      return this.missingCash(order.userId, notional + feeCents(notional, this.market.feeBps));
-    }
-    return this.missingShares(order.userId, order.optionId, order.side, order.quantity);
+  private amend(amend: Amend): Verdict {
+    if (this.closed !== null) return refused({ code: 'MARKET_CLOSED', state: this.closed });
+    const state = this.books.get(amend.optionId);
+    const order = state?.orders.get(amend.orderId);
+    if (!state || !order || order.userId !== amend.userId) return refused({ code: 'ORDER_NOT_OPEN' });
+    const left = order.quantity - order.filledQuantity;
+    const priceCents = amend.priceCents ?? order.priceCents;
+    const remaining = amend.remainingQuantity ?? left;
+    if (priceCents === order.priceCents && remaining === left)
+      return { type: 'amended', previous: order, order, replacement: null };
+    if (priceCents === order.priceCents && remaining < left) return this.shrink(state, order, remaining);
+    const replacement: NewOrder = {
+      ...amend.replacement,
+      optionId: order.optionId,
+      userId: order.userId,
+      kind: order.kind,
+      side: order.side,
+      action: order.action,
+      quantity: remaining,
+      priceCents,
+      timeInForce: order.timeInForce,
+      postOnly: order.postOnly,
+      expiresAt: order.expiresAt,
+    };
+    // Checked before the order is touched, with what cancelling it would free counted in.
+    const short = this.missingCollateral(replacement, order) ?? this.unplaceable(state, replacement);
+    if (short) return refused(short);
+    const previous = this.endOrder(order, 'replaced');
+    const placed = this.place(replacement, order.id) as PlacedVerdict;
+    return { type: 'amended', previous, order: placed.order, replacement: placed };
   }
 
-  private missingCash(userId: number, neededCents: number): Refusal | null {
-    const availableCents = this.cash.get(userId) ?? 0;
+  /** Fewer shares left at the same price: the order keeps its place in its level, and gives back what it no longer needs. */
+  private shrink(state: BookState, order: OrderState, remaining: number): Verdict {
+    const cut = order.quantity - order.filledQuantity - remaining;
+    state.book.setRemaining(order.id, remaining);
+    const reservedCents = order.action === 'BUY' ? order.priceCents * remaining : 0;
+    const after: OrderState = { ...order, quantity: order.quantity - cut, reservedCents };
+    state.orders.set(after.id, after);
+    this.out.orders.set(after.id, after);
+    this.touch(order.optionId, order.bookSide, order.bookPrice);
+    if (order.action === 'SELL')
+      this.changePosition(order.userId, order.optionId, order.side, { ...NO_CHANGE, newlyReserved: -cut });
+    this.post({
+      kind: 'order_amend',
+      memo: `order ${order.id} amended: ${cut} fewer shares`,
+      userId: order.userId,
+      ref: { type: 'order', id: order.id },
+      postings: releasePostings({ ...order, reservedCents: order.reservedCents - reservedCents }),
+    });
+    return { type: 'amended', previous: order, order: after, replacement: null };
+  }
+
+  /** Why the taker cannot pay for the order (cash for a BUY with its fee, free shares for a SELL), if it cannot. */
+  /** `freed`: a resting order the new one replaces, whose reserved cash or shares count as available. */
+  private missingCollateral(order: NewOrder, freed?: OrderState): Refusal | null {
+    if (order.action === 'BUY') {
+      const notional = order.priceCents * order.quantity;
+      const neededCents = notional + feeCents(notional, this.market.feeBps);
+      return this.missingCash(order.userId, neededCents, freed?.reservedCents ?? 0);
+    }
+    const freedShares = freed ? freed.quantity - freed.filledQuantity : 0;
+    return this.missingShares(order.userId, order.optionId, order.side, order.quantity, freedShares);
+  }
+
+  private missingCash(userId: number, neededCents: number, freedCents = 0): Refusal | null {
+    const availableCents = (this.cash.get(userId) ?? 0) + freedCents;
     return availableCents < neededCents ? { code: 'INSUFFICIENT_FUNDS', neededCents, availableCents } : null;
   }
 
-  private missingShares(userId: number, optionId: number, side: Side, needed: number): Refusal | null {
+  private missingShares(
+    userId: number,
+    optionId: number,
+    side: Side,
+    needed: number,
+    freed = 0,
+  ): Refusal | null {
     const held = this.positions.get(positionKey(userId, optionId, side));
     if (!held) throw new Error(`the holdings of ${userId} in option ${optionId} were not given`);
-    const available = held.quantity - held.reservedQuantity;
+    const available = held.quantity - held.reservedQuantity + freed;
     return available < needed ? { code: 'INSUFFICIENT_SHARES', needed, available } : null;
   }
 
@@ -580,6 +703,18 @@ function invalidConversion(optionIds: number[], request: ConversionRequest): str
   if (given.size !== request.optionIds.length) return 'an option is named twice';
   const unknown = request.optionIds.find((id) => !optionIds.includes(id));
   return unknown === undefined ? null : `option ${unknown} is not in this event`;
+}
+
+function takerOf(order: NewOrder) {
+  return {
+    id: order.id,
+    orderId: order.id,
+    userId: order.userId,
+    side: order.side,
+    action: order.action,
+    limitPrice: order.priceCents,
+    quantity: order.quantity,
+  };
 }
 
 function refused(refusal: Refusal): Verdict {

@@ -95,6 +95,49 @@ export function matchOrder(book: OrderBook, amm: AmmState | null, incoming: Inco
 }
 
 /**
+ * How much of an incoming order would fill now, against the book and the house, without changing either: what
+ * `matchOrder` would fill, the taker's own orders (which self-trade prevention cancels, never fills) left out. Stops
+ * counting once the whole order is covered.
+ */
+export function fillableQuantity(book: OrderBook, amm: AmmState | null, incoming: IncomingOrder): number {
+  const { bookSide, bookPrice: limit } = toLadder(incoming.side, incoming.action, incoming.limitPrice);
+  const opposite: BookSide = bookSide === 'bid' ? 'ask' : 'bid';
+  const house = amm ? { ...amm } : null;
+  let remaining = incoming.quantity;
+  const step = bookSide === 'bid' ? 1 : -1;
+  for (let price = bookSide === 'bid' ? MIN_PRICE : MAX_PRICE; price * step <= limit * step; price += step) {
+    for (const order of book.level(opposite, price).each()) {
+      if (remaining === 0) return incoming.quantity;
+      if (order.userId !== incoming.userId) remaining -= Math.min(remaining, order.remaining);
+    }
+    if (remaining > 0 && house)
+      remaining = fillFromAmm(house, bookSide, price, remaining, incoming.action, []);
+    if (remaining === 0) return incoming.quantity;
+  }
+  return incoming.quantity - remaining;
+}
+
+/**
+ * Whether an order at this price would meet anything on arrival: a resting order on the other side at its price or
+ * better (its owner's own included, which self-trade prevention would cancel), or a house quote there.
+ */
+export function crossesOnArrival(
+  book: OrderBook,
+  amm: AmmState | null,
+  order: { side: Side; action: Action; limitPrice: number },
+): boolean {
+  const { bookSide, bookPrice: limit } = toLadder(order.side, order.action, order.limitPrice);
+  const opposite: BookSide = bookSide === 'bid' ? 'ask' : 'bid';
+  const step = bookSide === 'bid' ? 1 : -1;
+  for (let price = bookSide === 'bid' ? MIN_PRICE : MAX_PRICE; price * step <= limit * step; price += step) {
+    if (book.level(opposite, price).size > 0) return true;
+    if (amm && (bookSide === 'bid' ? ammAskQuantity(amm, price) : ammBidQuantity(amm, price)) > 0)
+      return true;
+  }
+  return false;
+}
+
+/**
  * The house quote at one price. Selling YES it first sells YES it holds, otherwise it buys NO (minting with the
  * taker); buying YES it first sells NO it holds, otherwise it buys YES. Either way its exposure moves by the fill.
  */

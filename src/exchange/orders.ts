@@ -2,6 +2,12 @@ import type { Action, Side } from './money.js';
 import type { BookSide, RestingOrder } from './order-book.js';
 
 export type OrderKind = 'market' | 'limit';
+/**
+ * How long an order may rest. GTC: until filled or cancelled; GTD: until its `expiresAt`; IOC: never (what does not
+ * fill at once is cancelled); FOK: never, and only whole (it fills completely at once, or is refused untouched). A
+ * market order is IOC.
+ */
+export type TimeInForce = 'GTC' | 'GTD' | 'IOC' | 'FOK';
 export type OrderStatus = 'open' | 'partially_filled' | 'filled' | 'cancelled' | 'expired';
 
 /** Why an order stopped before it filled. */
@@ -10,7 +16,16 @@ export type EndReason =
   | 'self_trade_prevented'
   | 'unfilled_remainder'
   | 'market_closed'
-  | 'expired';
+  | 'expired'
+  /** Amended by a price change or an increase: a new order took its place. */
+  | 'replaced'
+  /** Its credential's dead man's switch went off: no heartbeat arrived in time. */
+  | 'heartbeat_lapsed';
+
+/** Whether an order's unfilled rest may rest on the book. */
+export function rests(kind: OrderKind, timeInForce: TimeInForce): boolean {
+  return kind === 'limit' && (timeInForce === 'GTC' || timeInForce === 'GTD');
+}
 
 /** An order as the exchange decides on it. */
 export interface OrderState {
@@ -31,7 +46,14 @@ export interface OrderState {
   status: OrderStatus;
   cancelReason: string | null;
   clientOrderId: string | null;
+  timeInForce: TimeInForce;
+  /** Only ever rests: refused whole rather than take liquidity. */
+  postOnly: boolean;
   expiresAt: Date | null;
+  /** The credential that placed it (`apiKey:<id>`, `session:<id>`), whose dead man's switch covers it. */
+  placedBy: string | null;
+  /** The order an amend replaced with this one. */
+  replacesOrderId: number | null;
   createdAt: Date;
 }
 

@@ -138,8 +138,11 @@ export class World {
         action,
         quantity,
         priceCents: price,
-        expiresInHours: null,
+        timeInForce: request.rest ? 'GTC' : 'IOC',
+        postOnly: false,
+        expiresAt: null,
         clientOrderId: null,
+        placedBy: null,
       },
     });
     const verdict = decision.verdicts[0];

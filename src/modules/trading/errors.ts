@@ -61,3 +61,24 @@ export class EventNotExclusiveError extends ConflictError {
     );
   }
 }
+
+/** A post-only order would have met resting liquidity (or a house quote) on arrival; nothing was written. */
+export class PostOnlyWouldTakeError extends ConflictError {
+  constructor() {
+    super(
+      'POST_ONLY_WOULD_TAKE',
+      'This post-only order would trade on arrival (something rests at its price or better); nothing was placed',
+    );
+  }
+}
+
+/** A fill-or-kill order could not fill whole at once; nothing was written or charged. */
+export class FillOrKillError extends ConflictError {
+  constructor(fillableQuantity: number) {
+    super(
+      'FOK_NOT_FILLED',
+      `This fill-or-kill order cannot fill whole now (only ${fillableQuantity} could); nothing was placed or charged`,
+      { fillableQuantity },
+    );
+  }
+}

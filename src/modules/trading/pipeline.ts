@@ -7,6 +7,8 @@ import {
   type Holdings,
   type Instruction,
   type MarketState,
+  type NewOrder,
+  type PlacedVerdict,
   type Refusal,
   type Verdict,
 } from '../../exchange/decision.js';
@@ -26,6 +28,7 @@ import type { Metrics } from '../../platform/metrics.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { BookCache } from './books.js';
 import {
+  FillOrKillError,
   IdempotencyMismatchError,
   InsufficientSharesError,
   MarketClosedError,
@@ -33,6 +36,7 @@ import {
   OptionBusyError,
   OrderNotOpenError,
   OrderQueueFullError,
+  PostOnlyWouldTakeError,
 } from './errors.js';
 import {
   type LockedMarket,
@@ -57,6 +61,19 @@ import { serialisePlaced, toConversionView, toOrderView } from './views.js';
 
 type PlaceRequest = Extract<BookRequest, { type: 'place' }>;
 type ConvertRequest = Extract<BookRequest, { type: 'convert' }>;
+type AmendBookRequest = Extract<BookRequest, { type: 'amend' }>;
+
+/** Whether a request is replayed by an idempotency key. */
+function isKeyed(request: BookRequest): request is KeyedRequest {
+  return request.type === 'place' || request.type === 'convert' || request.type === 'amend';
+}
+
+/** The clientOrderId a request gives a new order: a placed order's, an amend's replacement's. */
+function clientOrderIdOf(request: BookRequest): string | null {
+  if (request.type === 'place') return request.request.clientOrderId ?? null;
+  if (request.type === 'amend') return request.request.clientOrderId;
+  return null;
+}
 
 interface Pending {
   request: BookRequest;
@@ -262,12 +279,11 @@ export class OrderPipeline {
     );
     const seen = new Set<string>();
     requests.forEach((request, index) => {
-      if ((request.type !== 'place' && request.type !== 'convert') || outcomes[index]) return;
+      if (!isKeyed(request) || outcomes[index]) return;
+      const clientOrderId = clientOrderIdOf(request);
       const names = [
         request.key && `key:${request.userId}:${request.key}`,
-        request.type === 'place' &&
-          request.request.clientOrderId &&
-          `client:${request.userId}:${request.request.clientOrderId}`,
+        clientOrderId && `client:${request.userId}:${clientOrderId}`,
       ].filter((name): name is string => Boolean(name));
       if (names.some((name) => seen.has(name))) outcomes[index] = { alone: true };
       for (const name of names) seen.add(name);
@@ -279,9 +295,7 @@ export class OrderPipeline {
 
   private async replayKnownKeys(trx: Tx, requests: BookRequest[], outcomes: (BookOutcome | undefined)[]) {
     const keyed = requests.flatMap((request, index) =>
-      (request.type === 'place' || request.type === 'convert') && request.key && !outcomes[index]
-        ? [{ request, index }]
-        : [],
+      isKeyed(request) && request.key && !outcomes[index] ? [{ request, index }] : [],
     );
     if (keyed.length === 0) return;
     const stored = await this.trading.findIdempotencyKeys(
@@ -305,11 +319,12 @@ export class OrderPipeline {
     requests: BookRequest[],
     outcomes: (BookOutcome | undefined)[],
   ) {
-    const named = requests.flatMap((request, index) =>
-      request.type === 'place' && request.request.clientOrderId && !outcomes[index]
-        ? [{ userId: request.userId, clientOrderId: request.request.clientOrderId, index }]
-        : [],
-    );
+    const named = requests.flatMap((request, index) => {
+      const clientOrderId = clientOrderIdOf(request);
+      return clientOrderId && isKeyed(request) && !outcomes[index]
+        ? [{ userId: request.userId, clientOrderId, index }]
+        : [];
+    });
     if (named.length === 0) return;
     const used = new Set(
       (await this.trading.usedClientOrderIds(trx, named)).map(
@@ -331,17 +346,29 @@ export class OrderPipeline {
   ): Promise<{ holdings: Holdings; instructions: Instruction[] }> {
     const places = requests.filter((r): r is PlaceRequest => r.type === 'place');
     const converts = requests.filter((r): r is ConvertRequest => r.type === 'convert');
+    const amends = requests.filter((r): r is AmendBookRequest => r.type === 'amend');
     const payers = new Set([
       ...places.filter((p) => p.request.action === 'BUY').map((p) => p.userId),
+      ...amends.filter((a) => a.request.action === 'BUY').map((a) => a.userId),
       ...converts.filter((c) => c.request.kind === 'split').map((c) => c.userId),
     ]);
-    const { cash, ids } = await this.trading.lockCashAndTakeOrderIds(trx, [...payers], places.length);
+    const sellers = [
+      ...places.filter((p) => p.request.action === 'SELL').map((p) => ({ ...p.request, userId: p.userId })),
+      ...amends.filter((a) => a.request.action === 'SELL').map((a) => ({ ...a.request, userId: a.userId })),
+    ];
+    const { cash, ids } = await this.trading.lockCashAndTakeOrderIds(
+      trx,
+      [...payers],
+      places.length + amends.length,
+    );
     const conversionIds = await this.trading.takeConversionIds(trx, converts.length);
-    const positions = await this.lockHolderPositions(trx, market, places, converts);
+    const positions = await this.lockHolderPositions(trx, market, sellers, converts);
     const instructions = requests.map((request): Instruction => {
       switch (request.type) {
         case 'place':
-          return { type: 'place', order: newOrder(request, ids.shift() as number) };
+          return { type: 'place', order: newOrder(request, ids.shift() as number, market.dbNow) };
+        case 'amend':
+          return amendOf(request, ids.shift() as number);
         case 'convert':
           return { type: 'convert', id: conversionIds.shift() as number, request: request.request };
         default:
@@ -355,13 +382,11 @@ export class OrderPipeline {
   private async lockHolderPositions(
     trx: Tx,
     market: LockedMarket,
-    places: PlaceRequest[],
+    sellers: { userId: number; optionId: number }[],
     converts: ConvertRequest[],
   ): Promise<Map<string, PositionState>> {
     const wanted = [
-      ...places
-        .filter((p) => p.request.action === 'SELL')
-        .map((p) => ({ userId: p.userId, optionId: p.request.optionId })),
+      ...sellers.map(({ userId, optionId }) => ({ userId, optionId })),
       ...converts.flatMap((c) => market.options.map((o) => ({ userId: c.userId, optionId: o.id }))),
     ];
     const positions = new Map<string, PositionState>();
@@ -460,14 +485,16 @@ export class OrderPipeline {
     for (const [index, verdict] of decision.verdicts.entries()) {
       const request = requests[index] as BookRequest;
       const outcome = await this.outcomeOf(trx, market, verdict, request, written);
-      if ((request.type === 'place' || request.type === 'convert') && request.key && 'result' in outcome)
+      if (isKeyed(request) && request.key && 'result' in outcome) {
+        const { status, body } = outcome.result as { status: number; body: unknown };
         stored.push({
           userId: request.userId,
           key: request.key,
-          requestHash: (request as KeyedRequest).requestHash,
-          statusCode: 201,
-          response: (outcome.result as { body: unknown }).body,
+          requestHash: request.requestHash,
+          statusCode: status,
+          response: body,
         });
+      }
       outcomes.push(outcome);
     }
     if ((await this.trading.insertIdempotencyResults(trx, stored)) !== stored.length)
@@ -503,6 +530,21 @@ export class OrderPipeline {
         if (request.type === 'cancel')
           return { result: toOrderView(slugged(row(verdict.orders[0] as OrderState))) };
         return { result: verdict.orders.length };
+      case 'amended': {
+        const { replacement } = verdict;
+        const body = {
+          order: serialisePlaced({
+            order: slugged(row(verdict.order)),
+            trades: replacement
+              ? (written?.trades.slice(replacement.trades.from, replacement.trades.to) ?? [])
+              : [],
+            selfTradeCancelled: replacement?.selfTradeCancelled.map((order) => order.id) ?? [],
+          }),
+          replacedOrder: replacement ? toOrderView(slugged(row(verdict.previous))) : null,
+          priorityKept: replacement === null,
+        };
+        return { result: { status: 200, body, replayed: false } };
+      }
       case 'converted': {
         const body = toConversionView(
           { ...verdict.conversion, eventId: market.eventId, createdAt: market.dbNow },
@@ -536,11 +578,20 @@ export class OrderPipeline {
         return new InsufficientSharesError(refusal.needed, refusal.available);
       case 'NO_LIQUIDITY':
         return new NoLiquidityError();
+      case 'POST_ONLY_WOULD_TAKE':
+        return new PostOnlyWouldTakeError();
+      case 'FOK_NOT_FILLED':
+        return new FillOrKillError(refusal.fillableQuantity);
       case 'INVALID_CONVERSION':
         return new ValidationError(refusal.reason, [{ field: 'body', message: refusal.reason }]);
       case 'ORDER_NOT_OPEN': {
-        const order =
-          request.type === 'cancel' ? await this.trading.findOrder(trx, request.orderId) : undefined;
+        const orderId =
+          request.type === 'cancel'
+            ? request.orderId
+            : request.type === 'amend'
+              ? request.request.orderId
+              : null;
+        const order = orderId === null ? undefined : await this.trading.findOrder(trx, orderId);
         return new OrderNotOpenError(order?.status ?? 'unknown');
       }
     }
@@ -580,25 +631,34 @@ export class OrderPipeline {
       orderRowOf(order, market.dbNow, this.versionOf(market, order, written));
     const placed: OrderCommitted[] = [];
     const ended = new Map<EndReason, OrderRow[]>();
+    const shrunk: OrderRow[] = [];
     const converted: ConversionCommitted[] = [];
+    const endOf = (reason: EndReason, orders: OrderState[]) =>
+      ended.set(reason, [...(ended.get(reason) ?? []), ...orders.map(row)]);
+    const place = (verdict: PlacedVerdict) =>
+      placed.push({
+        optionId: verdict.order.optionId,
+        eventId: market.eventId,
+        order: row(verdict.order),
+        trades: written.trades.slice(verdict.trades.from, verdict.trades.to),
+        makerOrders: verdict.makers.map(row),
+        cancelledOrders: verdict.selfTradeCancelled.map(row),
+      });
     for (const verdict of decision.verdicts) {
-      if (verdict.type === 'placed')
-        placed.push({
-          optionId: verdict.order.optionId,
-          eventId: market.eventId,
-          order: row(verdict.order),
-          trades: written.trades.slice(verdict.trades.from, verdict.trades.to),
-          makerOrders: verdict.makers.map(row),
-          cancelledOrders: verdict.selfTradeCancelled.map(row),
-        });
-      if (verdict.type === 'ended')
-        ended.set(verdict.reason, [...(ended.get(verdict.reason) ?? []), ...verdict.orders.map(row)]);
+      if (verdict.type === 'placed') place(verdict);
+      if (verdict.type === 'ended') endOf(verdict.reason, verdict.orders);
+      if (verdict.type === 'amended' && verdict.replacement) {
+        endOf('cancelled', [verdict.previous]);
+        place(verdict.replacement);
+      } else if (verdict.type === 'amended' && verdict.order !== verdict.previous)
+        shrunk.push(row(verdict.order));
       if (verdict.type === 'converted') converted.push({ ...verdict.conversion, eventId: market.eventId });
     }
     if (placed.length > 0) for (const listener of this.listeners.placed) await listener(trx, placed);
     for (const [reason, orders] of ended) {
       if (orders.length > 0) for (const listener of this.listeners.ended) await listener(trx, orders, reason);
     }
+    if (shrunk.length > 0) for (const listener of this.listeners.amended) await listener(trx, shrunk);
     if (converted.length > 0) for (const listener of this.listeners.converted) await listener(trx, converted);
   }
 }
@@ -610,8 +670,13 @@ export class IdempotencyRaceError extends Error {
   }
 }
 
-function newOrder(request: PlaceRequest, id: number) {
+/** An order as the decision takes it: its time in force settled, a relative expiry made absolute on `now`. */
+function newOrder(request: PlaceRequest, id: number, now: Date): NewOrder {
   const { request: order, userId } = request;
+  const expiresAt =
+    order.expiresAt ??
+    (order.expiresInHours ? new Date(now.getTime() + order.expiresInHours * 3_600_000) : null);
+  const timeInForce = order.kind === 'market' ? 'IOC' : (order.timeInForce ?? (expiresAt ? 'GTD' : 'GTC'));
   return {
     id,
     optionId: order.optionId,
@@ -621,8 +686,24 @@ function newOrder(request: PlaceRequest, id: number) {
     action: order.action,
     quantity: order.quantity,
     priceCents: order.priceCents,
-    expiresInHours: order.expiresInHours ?? null,
+    timeInForce,
+    postOnly: order.postOnly ?? false,
+    expiresAt: timeInForce === 'GTD' ? expiresAt : null,
     clientOrderId: order.clientOrderId ?? null,
+    placedBy: order.placedBy ?? null,
+  };
+}
+
+function amendOf(request: AmendBookRequest, replacementId: number): Instruction {
+  const { request: amend, userId } = request;
+  return {
+    type: 'amend',
+    optionId: amend.optionId,
+    orderId: amend.orderId,
+    userId,
+    remainingQuantity: amend.remainingQuantity,
+    priceCents: amend.priceCents,
+    replacement: { id: replacementId, clientOrderId: amend.clientOrderId, placedBy: amend.placedBy },
   };
 }
 

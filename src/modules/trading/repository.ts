@@ -233,19 +233,22 @@ export class TradingRepository {
       ),
       new_orders AS (
         INSERT INTO orders (id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
-          filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, created_at, updated_at)
+          filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, time_in_force,
+          post_only, placed_by, replaces_order_id, created_at, updated_at)
         OVERRIDING SYSTEM VALUE
         SELECT v.id, v.user_id, v.option_id, v.kind, v.side, v.action, v.price_cents, v.book_side, v.book_price,
           v.quantity, v.filled_quantity, v.reserved_cents, v.status, v.cancel_reason, v.client_order_id, v.expires_at,
-          v.created_at, v.created_at
+          v.time_in_force, v.post_only, v.placed_by, v.replaces_order_id, v.created_at, v.created_at
         FROM unnest(${order('id')}::bigint[], ${order('userId')}::bigint[], ${order('optionId')}::bigint[],
           ${order('kind')}::text[], ${order('side')}::text[], ${order('action')}::text[], ${order('priceCents')}::int[],
           ${order('bookSide')}::text[], ${order('bookPrice')}::int[], ${order('quantity')}::bigint[],
           ${order('filledQuantity')}::bigint[], ${order('reservedCents')}::bigint[], ${order('status')}::text[],
           ${order('cancelReason')}::text[], ${order('clientOrderId')}::text[], ${order('expiresAt')}::timestamptz[],
-          ${order('createdAt')}::timestamptz[])
+          ${order('timeInForce')}::text[], ${order('postOnly')}::boolean[], ${order('placedBy')}::text[],
+          ${order('replacesOrderId')}::bigint[], ${order('createdAt')}::timestamptz[])
           AS v(id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
-            filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, created_at)
+            filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, time_in_force,
+            post_only, placed_by, replaces_order_id, created_at)
       ),
       new_fills AS (
         INSERT INTO fills (id, option_id, yes_price, quantity, kind, taker_order_id, maker_order_id)
@@ -274,11 +277,12 @@ export class TradingRepository {
         RETURNING id
       ),
       changed_orders AS (
-        UPDATE orders SET filled_quantity = v.filled, reserved_cents = v.reserved, status = v.status,
-          cancel_reason = coalesce(v.reason, orders.cancel_reason), updated_at = now()
-        FROM unnest(${changedOrders.map((o) => o.id)}::bigint[], ${changedOrders.map((o) => o.filledQuantity)}::bigint[],
-          ${changedOrders.map((o) => o.reservedCents)}::bigint[], ${changedOrders.map((o) => o.status)}::text[],
-          ${changedOrders.map((o) => o.cancelReason)}::text[]) AS v(id, filled, reserved, status, reason)
+        UPDATE orders SET quantity = v.quantity, filled_quantity = v.filled, reserved_cents = v.reserved,
+          status = v.status, cancel_reason = coalesce(v.reason, orders.cancel_reason), updated_at = now()
+        FROM unnest(${changedOrders.map((o) => o.id)}::bigint[], ${changedOrders.map((o) => o.quantity)}::bigint[],
+          ${changedOrders.map((o) => o.filledQuantity)}::bigint[], ${changedOrders.map((o) => o.reservedCents)}::bigint[],
+          ${changedOrders.map((o) => o.status)}::text[], ${changedOrders.map((o) => o.cancelReason)}::text[])
+          AS v(id, quantity, filled, reserved, status, reason)
         WHERE orders.id = v.id
       ),
       changed_positions AS (

@@ -63,7 +63,11 @@ export function orderStateOf(row: OrderRow): OrderState {
     status: row.status,
     cancelReason: row.cancel_reason,
     clientOrderId: row.client_order_id,
+    timeInForce: row.time_in_force,
+    postOnly: row.post_only,
     expiresAt: row.expires_at,
+    placedBy: row.placed_by,
+    replacesOrderId: row.replaces_order_id,
     createdAt: row.created_at,
   };
 }
@@ -87,6 +91,10 @@ export function orderRowOf(order: OrderState, updatedAt: Date, bookVersion: numb
     cancel_reason: order.cancelReason,
     client_order_id: order.clientOrderId,
     expires_at: order.expiresAt,
+    time_in_force: order.timeInForce,
+    post_only: order.postOnly,
+    placed_by: order.placedBy,
+    replaces_order_id: order.replacesOrderId,
     created_at: order.createdAt,
     updated_at: updatedAt,
     book_version: bookVersion,

@@ -1,6 +1,7 @@
 import type { ConversionRequest } from '../../exchange/conversions.js';
 import type { LadderLevel } from '../../exchange/ladder.js';
 import type { Action, Side } from '../../exchange/money.js';
+import type { TimeInForce } from '../../exchange/orders.js';
 import type { Tx } from '../../platform/db/types.js';
 import type { OrderRow, TradeRow } from './repository.js';
 
@@ -14,6 +15,8 @@ export interface TradingSettings {
   maxQueuedOrdersPerOption: number;
 }
 
+export type { TimeInForce };
+
 /** An order as a trader sends it. */
 export interface OrderRequest {
   optionId: number;
@@ -22,8 +25,29 @@ export interface OrderRequest {
   action: Action;
   quantity: number;
   priceCents: number;
+  /** Market orders are IOC; a limit order is GTC, or GTD when it carries an expiry. */
+  timeInForce?: TimeInForce | undefined;
+  postOnly?: boolean | undefined;
+  /** GTD: an absolute expiry, or one this many hours after the order's time (the database's clock). */
+  expiresAt?: Date | undefined;
   expiresInHours?: number | undefined;
   clientOrderId?: string | undefined;
+  /** The credential placing it (`apiKey:<id>`, `session:<id>`), whose dead man's switch covers it. */
+  placedBy?: string | null | undefined;
+}
+
+/** A change to one of the user's resting orders: fewer shares left, or another price or more shares. */
+export interface AmendRequest {
+  optionId: number;
+  orderId: number;
+  /** The amended order's action, read before it queues: a BUY's buyer's cash and a SELL's shares are locked. */
+  action: Action;
+  /** Null: unchanged. */
+  remainingQuantity: number | null;
+  priceCents: number | null;
+  /** The replacement's clientOrderId, when there is one. */
+  clientOrderId: string | null;
+  placedBy: string | null;
 }
 
 /** The answer to a placed order: what the API sends, and what an idempotent retry replays. */
@@ -43,7 +67,15 @@ export type BookRequest =
       key: string | null;
       requestHash: string;
     }
-  | { type: 'cancel'; userId: number; optionId: number; orderId: number }
+  | { type: 'cancel'; userId: number; optionId: number; orderId: number; reason?: 'heartbeat_lapsed' }
+  | {
+      type: 'amend';
+      userId: number;
+      request: AmendRequest;
+      /** The Idempotency-Key header, if any. */
+      key: string | null;
+      requestHash: string;
+    }
   | { type: 'expire'; optionId: number; orderId: number }
   | { type: 'close' }
   | {
@@ -56,7 +88,7 @@ export type BookRequest =
     };
 
 /** A request that a retry with the same idempotency key replays. */
-export type KeyedRequest = Extract<BookRequest, { type: 'place' | 'convert' }>;
+export type KeyedRequest = Extract<BookRequest, { type: 'place' | 'convert' | 'amend' }>;
 
 /**
  * What came of one request: an answer (a placed order's or a conversion's PlaceResult; a cancelled order; whether an
@@ -106,6 +138,8 @@ export interface ConversionCommitted {
 
 /** Called inside the transaction with every order it placed (one, or a whole batch in order). */
 export type OrderListener = (trx: Tx, changes: OrderCommitted[]) => Promise<void>;
+/** Called inside the transaction with the orders an amend shrank where they stand. */
+export type AmendListener = (trx: Tx, orders: OrderRow[]) => Promise<void>;
 /** Called inside the transaction with the orders a cancel, an expiry or a market close ended. */
 export type EndListener = (trx: Tx, orders: OrderRow[], reason: EndReason) => Promise<void>;
 /** Called inside the transaction of every change to a book. */
@@ -117,6 +151,7 @@ export type ConversionListener = (trx: Tx, conversions: ConversionCommitted[]) =
 export class TradingListeners {
   readonly placed: OrderListener[] = [];
   readonly ended: EndListener[] = [];
+  readonly amended: AmendListener[] = [];
   readonly book: BookListener[] = [];
   readonly converted: ConversionListener[] = [];
 }

@@ -190,6 +190,11 @@ export interface OrdersTable {
   cancel_reason: string | null;
   client_order_id: string | null;
   expires_at: Timestamp | null;
+  time_in_force: Generated<'GTC' | 'GTD' | 'IOC' | 'FOK'>;
+  post_only: Generated<boolean>;
+  /** The credential that placed it: `apiKey:<id>` or `session:<id>`. */
+  placed_by: string | null;
+  replaces_order_id: number | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
   /** Set by a trigger: one more than the option's book_version when the row was written. */
@@ -247,6 +252,18 @@ export interface IdempotencyKeysTable {
   created_at: CreatedAt;
 }
 
+/** A credential's dead man's switch: disarmed when `expires_at` is null. */
+export interface HeartbeatsTable {
+  credential: string;
+  user_id: number;
+  timeout_ms: number;
+  armed_at: Timestamp;
+  last_beat_at: Timestamp;
+  expires_at: Timestamp | null;
+  fired_at: Timestamp | null;
+  cancelled_orders: Generated<number>;
+}
+
 export interface DisputesTable {
   id: Id;
   event_id: number;
@@ -282,6 +299,7 @@ export interface ExchangeTables {
   trades: TradesTable;
   positions: PositionsTable;
   idempotency_keys: IdempotencyKeysTable;
+  heartbeats: HeartbeatsTable;
   disputes: DisputesTable;
   conversions: ConversionsTable;
 }

@@ -1,0 +1,30 @@
+-- The market maker's order API: time in force and post-only on every order, the credential that placed it (for the
+-- dead man's switch), the order an amend replaced, and the switches themselves.
+ALTER TABLE orders
+  ADD COLUMN time_in_force text NOT NULL DEFAULT 'GTC' CHECK (time_in_force IN ('GTC', 'GTD', 'IOC', 'FOK')),
+  ADD COLUMN post_only boolean NOT NULL DEFAULT false,
+  ADD COLUMN placed_by text,
+  ADD COLUMN replaces_order_id bigint REFERENCES orders (id);
+UPDATE orders SET time_in_force = CASE
+  WHEN kind = 'market' THEN 'IOC'
+  WHEN expires_at IS NOT NULL THEN 'GTD'
+  ELSE 'GTC'
+END;
+ALTER TABLE orders ADD CONSTRAINT orders_expiry_needs_gtd CHECK ((time_in_force = 'GTD') = (expires_at IS NOT NULL));
+
+-- A user's resting orders, for cancel-all and the dead man's switch.
+CREATE INDEX orders_open_user_idx ON orders (user_id, option_id) WHERE status IN ('open', 'partially_filled');
+
+-- One dead man's switch per credential: armed with a timeout, each heartbeat pushes `expires_at` on; once it has
+-- passed, any instance's job cancels every resting order the credential placed and records that it went off.
+CREATE TABLE heartbeats (
+  credential text PRIMARY KEY,
+  user_id bigint NOT NULL REFERENCES users (id),
+  timeout_ms integer NOT NULL CHECK (timeout_ms > 0),
+  armed_at timestamptz NOT NULL DEFAULT now(),
+  last_beat_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz,
+  fired_at timestamptz,
+  cancelled_orders integer NOT NULL DEFAULT 0
+);
+CREATE INDEX heartbeats_due_idx ON heartbeats (expires_at) WHERE expires_at IS NOT NULL;
