@@ -21,7 +21,9 @@ import { profileModule } from './modules/profile/module.js';
 import { socialModule } from './modules/social/module.js';
 import { streamRoutes } from './modules/stream/routes.js';
 import { conversionRoutes } from './modules/trading/conversion-routes.js';
+import { makerRoutes } from './modules/trading/maker-routes.js';
 import { tradingRoutes } from './modules/trading/routes.js';
+import { BatchOrdersBody } from './modules/trading/schemas.js';
 import { webApp } from './modules/web/plugin.js';
 import { webhooksRoutes } from './modules/webhooks/module.js';
 import { asyncapiDocument } from './openapi/asyncapi.js';
@@ -169,7 +171,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onRequest', (request, reply, done) => {
     securityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined));
   });
-  await app.register(swagger, swaggerOptions(config.publicUrl));
+  await app.register(
+    swagger,
+    swaggerOptions(config.publicUrl, {
+      PlaceLimitOrderBatchRequest: BatchOrdersBody(config.maxBatchOrders),
+    }),
+  );
   app.addSchema(ErrorBody);
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -204,6 +211,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     redisTimeoutMs: config.redisTimeoutMs,
     keyPrefix: config.redisKeyPrefix,
     metrics,
+    orders: { limit: config.orderRateLimit, windowMs: config.orderRateWindowMs },
   });
   // While closing, every request but the probes is answered 503 SHUTTING_DOWN (counted, with the rate-limit headers).
   app.addHook('onRequest', async (request) => {
@@ -223,6 +231,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(marketsRoutes, { markets, reads: marketReads });
   await app.register(tradingRoutes, { trading, markets: markets.catalogue });
   await app.register(conversionRoutes, { trading });
+  await app.register(makerRoutes, {
+    trading,
+    heartbeats: services.heartbeats,
+    markets: markets.catalogue,
+    maxBatchOrders: config.maxBatchOrders,
+  });
   await app.register(marketDataRoutes, { data: services.marketData, reads: marketReads });
   await app.register(adminRoutes, { markets, audit: services.audit });
   await app.register(streamRoutes, {

@@ -20,6 +20,8 @@ import { createSocial } from './modules/social/module.js';
 import { StreamHub } from './modules/stream/hub.js';
 import { StreamRepository } from './modules/stream/repository.js';
 import { StreamService } from './modules/stream/service.js';
+import { HeartbeatRepository } from './modules/trading/heartbeat-repository.js';
+import { HeartbeatService } from './modules/trading/heartbeats.js';
 import { TradingRepository } from './modules/trading/repository.js';
 import { TradingService } from './modules/trading/service.js';
 import { createWebhooks } from './modules/webhooks/module.js';
@@ -53,6 +55,8 @@ export async function createServices({ config, database, log, metrics }: Service
   const trading = new TradingService(db, tradingRepository, ledger, config, { log, metrics });
   const markets = createMarkets({ db, trading, ledger, notifications, settings: config });
   jobs.register('expire-orders', () => trading.expireDueOrders());
+  const heartbeats = new HeartbeatService(db, new HeartbeatRepository(), trading);
+  jobs.register('heartbeats', () => heartbeats.fireLapsed(), config.heartbeatCheckMs);
   jobs.register('close-events', () => markets.lifecycle.closeDueEvents());
   jobs.register('settle-events', () => markets.lifecycle.settleDueEvents());
   const stream = new StreamService(database, new StreamRepository(), new StreamHub(), log);
@@ -104,6 +108,7 @@ export async function createServices({ config, database, log, metrics }: Service
     accounts,
     notifications,
     trading,
+    heartbeats,
     markets,
     stream,
     marketReads,

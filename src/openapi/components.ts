@@ -53,6 +53,17 @@ import {
   TrendingUser,
 } from '../modules/social/schemas.js';
 import {
+  AmendBody,
+  AmendResult,
+  BatchOrderResult,
+  BatchOrdersResult,
+  CancelAllBody,
+  CancelAllResult,
+  CancelOrderResult,
+  CancelOrdersBody,
+  CancelOrdersResult,
+  HeartbeatBody,
+  HeartbeatView,
   LimitOrder,
   LimitOrderBody,
   OrderListItem,
@@ -100,6 +111,17 @@ const NAMED: Record<string, TSchema> = {
   PlaceLimitOrderRequest: LimitOrderBody,
   PlaceLimitOrderByOptionId: LimitOrder.byId,
   PlaceLimitOrderByLabel: LimitOrder.byLabel,
+  BatchOrdersResult,
+  BatchOrderResult,
+  CancelOrdersRequest: CancelOrdersBody,
+  CancelOrdersResult,
+  CancelOrderResult,
+  CancelAllRequest: CancelAllBody,
+  CancelAllResult,
+  AmendOrderRequest: AmendBody,
+  AmendOrderResult: AmendResult,
+  HeartbeatRequest: HeartbeatBody,
+  Heartbeat: HeartbeatView,
   Option: OptionView,
   EventSummary,
   EventListItem,
@@ -155,12 +177,15 @@ export const COMPONENT_SCHEMAS: Record<string, unknown> = Object.fromEntries(
 
 type Json = Record<string, unknown>;
 
-/** JSON text with sorted keys: two schemas are the same when their canonical texts are. */
+/**
+ * JSON text with sorted keys: two schemas are the same when their canonical texts are. Examples are left out: the
+ * document moves a request body's examples from its schema to its media type.
+ */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Json)
-      .filter(([, v]) => v !== undefined)
+      .filter(([k, v]) => v !== undefined && k !== 'examples')
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
@@ -199,7 +224,8 @@ export function useComponents(document: Json): Json {
   const components = (document.components ?? {}) as Json;
   const schemas = (components.schemas ?? {}) as Record<string, unknown>;
   const names: Names = { byText: new Map(), shapes: new Set() };
-  for (const name of Object.keys(NAMED)) {
+  const named = [...Object.keys(NAMED), ...Object.keys(schemas).filter((name) => !(name in NAMED))];
+  for (const name of named) {
     const schema = schemas[name];
     const key = canonical(schema);
     const shape = shapeOf(schema);

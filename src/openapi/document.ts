@@ -19,6 +19,12 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Markets', description: 'Events, their options, order books, prices and the leaderboard. Public.' },
   { name: 'Trading', description: 'Market trades, limit orders, cancels, executions and positions.' },
   {
+    name: 'Market makers',
+    description:
+      'Batches of orders, cancel by ids and cancel-all, amend, and the dead man’s switch (cancel on silence). Orders ' +
+      'placed draw on the per-user order budget (Order-RateLimit-* headers); cancels never do.',
+  },
+  {
     name: 'Market data',
     description:
       'Candles, tickers and the public tape of every option (public, cached), and your fills, settlements and ' +
@@ -66,6 +72,21 @@ const RATE_LIMIT_HEADERS: Record<string, Json> = {
     required: true,
     schema: { type: 'integer', minimum: 0 },
   },
+  'Order-RateLimit-Limit': {
+    description: 'Orders you may place in the window (ORDER_RATE_LIMIT per ORDER_RATE_WINDOW_MS, per user)',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'Order-RateLimit-Remaining': {
+    description: 'Orders left in the current window',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'Order-RateLimit-Reset': {
+    description: 'Seconds until the order window resets',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
   'Idempotent-Replayed': {
     description: '`true` when this answer is the stored result of an earlier request with the same key',
     schema: { type: 'string', enum: ['true'] },
@@ -106,7 +127,16 @@ const MEDIA: Record<string, { requestBody?: Json; success?: { type: string; sche
 };
 
 /** Operations that place orders or convert: a retry with the same key answers the first result with Idempotent-Replayed. */
-const IDEMPOTENT = new Set(['placeTrade', 'placeLimitOrder', 'convertShares']);
+const IDEMPOTENT = new Set([
+  'placeTrade',
+  'placeLimitOrder',
+  'convertShares',
+  'placeLimitOrderBatch',
+  'amendLimitOrder',
+]);
+
+/** Operations that place orders: they draw on the order budget, and say how much is left of it. */
+const ORDER_BUDGET = new Set(['placeTrade', 'placeLimitOrder', 'placeLimitOrderBatch', 'amendLimitOrder']);
 
 const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
@@ -164,6 +194,13 @@ function withHeaders(operationId: string, status: string, response: Json): Json 
       };
   if (status === '429' || status === '503')
     headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+  if (ORDER_BUDGET.has(operationId) && (status.startsWith('2') || status === '429')) {
+    for (const name of ['Limit', 'Remaining', 'Reset'])
+      headers[`Order-RateLimit-${name}`] = {
+        $ref: `#/components/headers/Order-RateLimit-${name}`,
+        ...(status === '429' ? { description: 'Present when the order budget refused the request' } : {}),
+      };
+  }
   if (IDEMPOTENT.has(operationId) && status.startsWith('2')) {
     headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   }
@@ -249,7 +286,14 @@ const transformObject: NonNullable<FastifyDynamicSwaggerOptions['transformObject
   return finished as ReturnType<NonNullable<FastifyDynamicSwaggerOptions['transformObject']>>;
 };
 
-export function swaggerOptions(publicUrl: string): FastifyDynamicSwaggerOptions {
+/**
+ * `configured`: named schemas whose shape depends on the deployment's configuration (the batch request, whose
+ * length is MAX_BATCH_ORDERS).
+ */
+export function swaggerOptions(
+  publicUrl: string,
+  configured: Record<string, unknown> = {},
+): FastifyDynamicSwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
@@ -270,7 +314,10 @@ export function swaggerOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key or a session token' },
         },
-        schemas: COMPONENT_SCHEMAS as unknown as Record<string, never>,
+        schemas: {
+          ...COMPONENT_SCHEMAS,
+          ...JSON.parse(JSON.stringify(configured)),
+        } as unknown as Record<string, never>,
       },
     },
     refResolver: {

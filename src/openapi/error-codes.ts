@@ -27,6 +27,8 @@ const COMMON: Record<number, string[]> = {
 const MALFORMED_BODY = 'MALFORMED_BODY';
 
 const ORDER_QUEUE = ['OPTION_BUSY', 'ORDER_QUEUE_FULL'];
+/** Operations that place orders may pass the order budget as well as the request budget. */
+const ORDER_BUDGET = ['RATE_LIMITED', 'ORDER_RATE_LIMITED'];
 /** Changes that take every option's lock of an event (closing cancels their orders). */
 const EVENT_LOCKS = ['OPTION_BUSY'];
 const COPY_TRADING_OFF = ['FEATURE_DISABLED'];
@@ -39,10 +41,30 @@ const PARTICULAR: Record<string, Partial<Record<number, string[]>>> = {
   createApiKey: { 409: ['TOO_MANY_API_KEYS'] },
   placeTrade: {
     409: ['INSUFFICIENT_SHARES', 'NO_LIQUIDITY', 'MARKET_CLOSED', 'IDEMPOTENCY_MISMATCH'],
+    429: ORDER_BUDGET,
     503: ORDER_QUEUE,
   },
   placeLimitOrder: {
-    409: ['INSUFFICIENT_SHARES', 'MARKET_CLOSED', 'IDEMPOTENCY_MISMATCH'],
+    409: [
+      'INSUFFICIENT_SHARES',
+      'MARKET_CLOSED',
+      'IDEMPOTENCY_MISMATCH',
+      'POST_ONLY_WOULD_TAKE',
+      'FOK_NOT_FILLED',
+    ],
+    429: ORDER_BUDGET,
+    503: ORDER_QUEUE,
+  },
+  placeLimitOrderBatch: { 409: ['IDEMPOTENCY_MISMATCH'], 429: ORDER_BUDGET },
+  amendLimitOrder: {
+    409: [
+      'ORDER_NOT_OPEN',
+      'INSUFFICIENT_SHARES',
+      'MARKET_CLOSED',
+      'IDEMPOTENCY_MISMATCH',
+      'POST_ONLY_WOULD_TAKE',
+    ],
+    429: ORDER_BUDGET,
     503: ORDER_QUEUE,
   },
   cancelLimitOrder: { 409: ['ORDER_NOT_OPEN'], 503: ORDER_QUEUE },

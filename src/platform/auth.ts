@@ -55,6 +55,15 @@ function bearerOf(request: FastifyRequest): string | null {
   return match?.[1] ?? '';
 }
 
+/**
+ * The credential a signed-in request came with, as orders record it (`apiKey:<id>`, `session:<id>`): its dead man's
+ * switch covers the orders it places.
+ */
+export function credentialOf(request: FastifyRequest): string {
+  const { credential } = currentUser(request);
+  return `${credential.kind}:${credential.id}`;
+}
+
 /** The signed-in user of a route that requires one (the route's onRequest hook has checked it). */
 export function currentUser(request: FastifyRequest): AuthUser {
   if (!request.user) throw new UnauthenticatedError();

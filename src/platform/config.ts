@@ -38,6 +38,13 @@ export interface Config {
   pgPrepareThreshold: number;
   rateLimitMax: number;
   rateLimitWindowMs: number;
+  /** Orders one user may place per window (single orders, batches' orders and amends; never cancels). */
+  orderRateLimit: number;
+  orderRateWindowMs: number;
+  /** The most limit orders one batch request carries. */
+  maxBatchOrders: number;
+  /** How often each instance looks for dead man's switches that went off. */
+  heartbeatCheckMs: number;
   loginMaxFailures: number;
   loginWindowMinutes: number;
   trustProxy: boolean | string;
@@ -217,6 +224,10 @@ export function loadConfig(env: Env = process.env): Config {
     pgPrepareThreshold: int(env, 'PG_PREPARE_THRESHOLD', 5, 0, 1_000_000),
     rateLimitMax: int(env, 'RATE_LIMIT_MAX', 60, 1, 10_000_000),
     rateLimitWindowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
+    orderRateLimit: int(env, 'ORDER_RATE_LIMIT', 100, 1, 10_000_000),
+    orderRateWindowMs: int(env, 'ORDER_RATE_WINDOW_MS', 1000, 100, 3_600_000),
+    maxBatchOrders: int(env, 'MAX_BATCH_ORDERS', 20, 1, 200),
+    heartbeatCheckMs: int(env, 'HEARTBEAT_CHECK_MS', 1000, 50, 60_000),
     loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),
     loginWindowMinutes: int(env, 'LOGIN_WINDOW_MINUTES', 15, 1, 1440),
     trustProxy: trustProxy(env),

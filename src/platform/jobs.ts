@@ -10,7 +10,7 @@ import type { Metrics } from './metrics.js';
 export type Job = () => Promise<number>;
 
 export class JobRunner {
-  private readonly jobs = new Map<string, Job>();
+  private readonly jobs = new Map<string, { job: Job; intervalMs: number | null }>();
   private timers: NodeJS.Timeout[] = [];
   private running = new Set<Promise<unknown>>();
   private stopped = false;
@@ -20,9 +20,10 @@ export class JobRunner {
     private readonly metrics: Metrics,
   ) {}
 
-  register(name: string, job: Job): void {
+  /** `intervalMs`: how often it runs, when not at the runner's interval. */
+  register(name: string, job: Job, intervalMs: number | null = null): void {
     if (this.jobs.has(name)) throw new Error(`job ${name} is registered twice`);
-    this.jobs.set(name, job);
+    this.jobs.set(name, { job, intervalMs });
   }
 
   names(): string[] {
@@ -31,7 +32,7 @@ export class JobRunner {
 
   /** Runs one job now until it finds no more work; returns the items handled. Tests use this. */
   async runNow(name: string): Promise<number> {
-    const job = this.jobs.get(name);
+    const job = this.jobs.get(name)?.job;
     if (!job) throw new Error(`no job named ${name}`);
     let total = 0;
     for (;;) {
@@ -43,7 +44,7 @@ export class JobRunner {
 
   start(intervalMs: number): void {
     this.stopped = false;
-    for (const [name, job] of this.jobs) {
+    for (const [name, { job, intervalMs: own }] of this.jobs) {
       let busy = false;
       const tick = async () => {
         if (busy || this.stopped) return;
@@ -71,7 +72,7 @@ export class JobRunner {
         await run;
         this.running.delete(run);
       };
-      const timer = setInterval(tick, intervalMs);
+      const timer = setInterval(tick, own ?? intervalMs);
       timer.unref();
       this.timers.push(timer);
     }

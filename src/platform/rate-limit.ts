@@ -5,6 +5,14 @@ import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { RateLimitedError } from './errors.js';
 import type { Metrics } from './metrics.js';
+import { OrderBudget } from './order-budget.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The per-user order budget, which order-placing routes draw on beside the request budget. */
+    orderBudget: OrderBudget;
+  }
+}
 
 export interface RateLimitOptions {
   max: number;
@@ -14,6 +22,8 @@ export interface RateLimitOptions {
   redisTimeoutMs: number;
   keyPrefix: string;
   metrics: Metrics;
+  /** The order budget: orders per user per window. */
+  orders: { limit: number; windowMs: number };
 }
 
 type Counted = { current: number; ttl: number };
@@ -205,6 +215,10 @@ export const rateLimitPlugin = fp<RateLimitOptions>(
     const { redis } = options;
     const circuit = redis ? new RedisCircuit(redis, options.redisTimeoutMs, app.log) : null;
     app.addHook('onClose', async () => circuit?.stop());
+    app.decorate(
+      'orderBudget',
+      new OrderBudget(options.orders.limit, options.orders.windowMs, redis, circuit, options.keyPrefix),
+    );
     await app.register(rateLimit, {
       global: false,
       max: options.max,

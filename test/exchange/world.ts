@@ -6,6 +6,7 @@ import {
   type Decision,
   decide,
   type Instruction,
+  type Refusal,
   type Verdict,
 } from '../../src/exchange/decision.js';
 import { positionKey } from '../../src/exchange/execution.js';
@@ -14,7 +15,7 @@ import { type AccountRef, accountKey, type JournalEntry, normaliseEntry } from '
 import type { AmmState } from '../../src/exchange/lmsr.js';
 import type { Action, Side } from '../../src/exchange/money.js';
 import { OrderBook } from '../../src/exchange/order-book.js';
-import { isResting, type OrderState } from '../../src/exchange/orders.js';
+import { isResting, type OrderState, type TimeInForce } from '../../src/exchange/orders.js';
 import { EMPTY_POSITION, type PositionState } from '../../src/exchange/positions.js';
 
 export const OPTION_ID = 1;
@@ -28,8 +29,22 @@ export interface OrderRequest {
   action: Action;
   price: number;
   quantity: number;
-  /** A limit order whose rest rests; else a market order (immediate or cancel). */
+  /** A limit order whose rest rests; else a market order (immediate or cancel). Ignored when `tif` is given. */
   rest: boolean;
+  /** A limit order with this time in force (GTC, GTD: its rest rests; IOC, FOK: it never rests). */
+  tif?: TimeInForce;
+  /** Refused rather than take anything on arrival. */
+  postOnly?: boolean;
+  /** GTD: when what rests of it expires (default: a day after the epoch). */
+  expiresAt?: Date;
+}
+
+/** What an amend asks: the shares to be left and the new price (absent: as they are). */
+export interface AmendRequest {
+  remainingQuantity?: number;
+  priceCents?: number;
+  /** Who asks (default: the order's owner). */
+  userId?: number;
 }
 
 export interface Placed {
@@ -53,6 +68,8 @@ export class World {
   readonly pairs = new Map<number, { minted: number; merged: number }>();
   readonly house: House | null;
   pool: PoolState | null = null;
+  /** Why the last place, amend or cancel was refused (null when it was not). */
+  lastRefusal: Refusal | null = null;
   private nextId = 1;
 
   constructor(
@@ -123,38 +140,68 @@ export class World {
     return this.positions.get(positionKey(userId, optionId, side)) ?? EMPTY_POSITION;
   }
 
-  /** Places an order; returns null when it is refused (the API's 402, 409). */
+  /** Places an order; returns null when it is refused (the API's 402, 409), the refusal kept in `lastRefusal`. */
   place(request: OrderRequest): Placed | null {
+    const outcome = this.placeOrRefuse(request);
+    return 'placed' in outcome ? outcome.placed : null;
+  }
+
+  /** Places an order: what it did, or why it was refused. */
+  placeOrRefuse(request: OrderRequest): { placed: Placed } | { refusal: Refusal } {
     const { userId, side, action, price, quantity } = request;
     const id = this.nextId++;
+    const timeInForce = request.tif ?? (request.rest ? 'GTC' : 'IOC');
     const decision = this.apply(userId, {
       type: 'place',
       order: {
         id,
         optionId: request.optionId ?? OPTION_ID,
         userId,
-        kind: request.rest ? 'limit' : 'market',
+        kind: request.tif || request.rest ? 'limit' : 'market',
         side,
         action,
         quantity,
         priceCents: price,
-        timeInForce: request.rest ? 'GTC' : 'IOC',
-        postOnly: false,
-        expiresAt: null,
+        timeInForce,
+        postOnly: request.postOnly ?? false,
+        expiresAt: timeInForce === 'GTD' ? (request.expiresAt ?? new Date(86_400_000)) : null,
         clientOrderId: null,
         placedBy: null,
       },
     });
-    const verdict = decision.verdicts[0];
-    if (verdict?.type !== 'placed') return null;
+    const verdict = decision.verdicts[0] as Verdict;
+    if (verdict.type === 'refused') return { refusal: verdict.refusal };
+    if (verdict.type !== 'placed') throw new Error(`a place was answered ${verdict.type}`);
     const own = decision.trades.slice(verdict.trades.from, verdict.trades.to).filter((t) => t.orderId === id);
     return {
-      id,
-      order: verdict.order,
-      fills: decision.fills,
-      selfTradeCancelled: verdict.selfTradeCancelled,
-      feeCents: own.reduce((sum, trade) => sum + trade.feeCents, 0),
+      placed: {
+        id,
+        order: verdict.order,
+        fills: decision.fills,
+        selfTradeCancelled: verdict.selfTradeCancelled,
+        feeCents: own.reduce((sum, trade) => sum + trade.feeCents, 0),
+      },
     };
+  }
+
+  /**
+   * Amends an order (by default at its owner's request): its verdict, amended or refused. A replacement takes the
+   * next id, which is used up whether or not it is placed.
+   */
+  amend(orderId: number, request: AmendRequest): Verdict {
+    const order = this.orders.get(orderId);
+    if (!order) throw new Error(`order ${orderId} is unknown`);
+    const userId = request.userId ?? order.userId;
+    const decision = this.apply(userId, {
+      type: 'amend',
+      optionId: order.optionId,
+      orderId,
+      userId,
+      remainingQuantity: request.remainingQuantity ?? null,
+      priceCents: request.priceCents ?? null,
+      replacement: { id: this.nextId++, clientOrderId: null, placedBy: null },
+    });
+    return decision.verdicts[0] as Verdict;
   }
 
   cancel(orderId: number): boolean {
@@ -167,6 +214,23 @@ export class World {
       userId: order.userId,
     });
     return decision.verdicts[0]?.type === 'ended';
+  }
+
+  /** A copy of the whole world (books, balances, positions, orders, house, pool) that later steps do not share. */
+  clone(): World {
+    const copy = new World(null, this.feeBps, this.optionIds, this.house?.clone() ?? null);
+    for (const [optionId, state] of this.books) {
+      const target = copy.books.get(optionId) as BookState;
+      for (const resting of state.book.orders()) target.book.add({ ...resting });
+      for (const [id, order] of state.orders) target.orders.set(id, order);
+    }
+    for (const [key, value] of this.balances) copy.balances.set(key, value);
+    for (const [key, value] of this.positions) copy.positions.set(key, value);
+    for (const [id, order] of this.orders) copy.orders.set(id, order);
+    for (const [id, pairs] of this.pairs) copy.pairs.set(id, { ...pairs });
+    copy.pool = this.pool ? { ...this.pool } : null;
+    copy.nextId = this.nextId;
+    return copy;
   }
 
   /** A conversion of an exclusive world; its verdict (converted, or refused with the reason). */
@@ -195,6 +259,7 @@ export class World {
         ),
       ),
     };
+    this.lastRefusal = null;
     const decision = decide(
       this.books,
       {
@@ -226,6 +291,8 @@ export class World {
       pairs.merged += totals.pairsMerged;
     }
     if (decision.pool) this.pool = decision.pool;
+    const verdict = decision.verdicts[0];
+    if (verdict?.type === 'refused') this.lastRefusal = verdict.refusal;
     return decision;
   }
 }

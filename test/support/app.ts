@@ -63,6 +63,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
     NODE_ENV: 'test',
     RATE_LIMIT_MAX: '100000',
+    ORDER_RATE_LIMIT: '1000000',
     SEED_DEMO: 'false',
     JOBS_ENABLED: 'false',
     WEBHOOK_ALLOW_PRIVATE: 'true',

@@ -1023,6 +1023,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dead man’s switch of this credential
+         * @description The dead man’s switch of the credential (API key or session) this request is sent with: once armed, if no heartbeat arrives within `timeoutSeconds`, every resting order this credential placed is cancelled (reason `heartbeat_lapsed`, announced like any cancel) and the switch disarms until the next heartbeat. Any instance may receive the heartbeats; the state is kept in the database and checked by every instance about every second (HEARTBEAT_CHECK_MS), so the orders go within about a second of the timeout, across restarts.
+         */
+        get: operations["getHeartbeat"];
+        put?: never;
+        /**
+         * Send a heartbeat (arm or keep the dead man’s switch)
+         * @description The dead man’s switch of the credential (API key or session) this request is sent with: once armed, if no heartbeat arrives within `timeoutSeconds`, every resting order this credential placed is cancelled (reason `heartbeat_lapsed`, announced like any cancel) and the switch disarms until the next heartbeat. Any instance may receive the heartbeats; the state is kept in the database and checked by every instance about every second (HEARTBEAT_CHECK_MS), so the orders go within about a second of the timeout, across restarts. Each heartbeat pushes the deadline `timeoutSeconds` on.
+         */
+        post: operations["sendHeartbeat"];
+        /**
+         * Disarm the dead man’s switch
+         * @description Disarms the switch of this credential; nothing is cancelled.
+         */
+        delete: operations["disarmHeartbeat"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/leaderboard": {
         parameters: {
             query?: never;
@@ -1058,7 +1086,7 @@ export interface paths {
         put?: never;
         /**
          * Place a limit order
-         * @description Fills at once against whatever crosses it (at the resting prices), and the rest rests on the book at `limitPriceCents` until filled, cancelled or expired (`expiresInHours` 1..720; absent = good till cancelled). A BUY reserves limitPriceCents × quantity cash; a SELL reserves the shares. Your own resting orders on the other side are cancelled rather than filled (self-trade prevention). Send an `Idempotency-Key` header (or a `clientOrderId`) to make retries safe: a retry returns the first result and never places a second order; the same key with a different body is 409 IDEMPOTENCY_MISMATCH.
+         * @description Fills at once against whatever crosses it (at the resting prices); what is left rests on the book at `limitPriceCents` as its `timeInForce` says: GTC (the default) until filled or cancelled, GTD until `expiresAt` (or `expiresInHours` 1..720 after it is placed), IOC not at all (the rest is cancelled), FOK all or nothing (409 FOK_NOT_FILLED when it cannot fill whole at once; nothing placed or charged). `postOnly` orders only ever rest: 409 POST_ONLY_WOULD_TAKE when one would trade on arrival. A BUY reserves limitPriceCents × quantity cash; a SELL reserves the shares. Your own resting orders on the other side are cancelled rather than filled (self-trade prevention). Counts one against the order budget. Send an `Idempotency-Key` header (or a `clientOrderId`) to make retries safe: a retry returns the first result and never places a second order; the same key with a different body is 409 IDEMPOTENCY_MISMATCH.
          */
         post: operations["placeLimitOrder"];
         delete?: never;
@@ -1082,6 +1110,86 @@ export interface paths {
          * @description Releases what the order held. 409 ORDER_NOT_OPEN when it is no longer open; 404 for another user’s order.
          */
         delete: operations["cancelLimitOrder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/limit-orders/{id}/amend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Amend a resting limit order
+         * @description Fewer shares left at the same price (`remainingQuantity` below what is left): the order shrinks where it stands, keeping its time priority, and frees what it no longer needs. A new `limitPriceCents`, or more shares: one atomic cancel-and-replace; the old order ends `cancelled` (reason `replaced`) and a new one (`replacesOrderId` = the old id) is placed behind the orders already at its price, with the same side, time in force, expiry and post-only flag; it may fill at once if its price crosses. If the replacement cannot be placed (402, 409 INSUFFICIENT_SHARES, 409 POST_ONLY_WOULD_TAKE) nothing changes. Counts one against the order budget. With an `Idempotency-Key`, a retry answers the first result.
+         */
+        post: operations["amendLimitOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/limit-orders/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place a batch of limit orders
+         * @description Up to 20 limit orders (MAX_BATCH_ORDERS) in one request, on any options, each decided as if placed alone, in the order given, with its own result: the placed order (status 201) or the error it met (402, 404, 409 …), so one refused order does not refuse the rest. Consecutive orders on one market go in one transaction; a body that does not match the schema is refused whole (400). The request counts once against the request budget and once per order against the order budget (429 ORDER_RATE_LIMITED, nothing placed). With an `Idempotency-Key`, a retry answers each order’s first result and places only those not placed before; the same key with another batch is 409 IDEMPOTENCY_MISMATCH. Without one, an order’s `clientOrderId` makes it idempotent alone.
+         */
+        post: operations["placeLimitOrderBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/limit-orders/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel several limit orders
+         * @description Cancels each of the orders named, with a result per id: the cancelled order (status 200), 404 for an order that is not yours, 409 ORDER_NOT_OPEN for one no longer open. Never refused for the order budget.
+         */
+        post: operations["cancelLimitOrders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/limit-orders/cancel-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel all your resting orders, or those a filter takes
+         * @description Cancels every resting order of yours that the filters take (`optionId`, `eventSlug`, `side`, `action`; none: all of them), through the order pipeline like single cancels (stream, webhooks, feed), and answers the orders it cancelled. An order that fills or ends meanwhile is simply not among them. Never refused for the order budget: pulling quotes always works.
+         */
+        post: operations["cancelAllLimitOrders"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2329,6 +2437,29 @@ export interface components {
             /** @description Where it is delivered */
             url: string;
         };
+        /**
+         * @description Fewer shares at the same price: the order shrinks where it stands and keeps its time priority. A new price, or more shares: the order is cancelled and a replacement placed at once, in one transaction, behind the orders already at its price (priority lost); the replacement may fill at once if its price crosses, and carries `clientOrderId` if given
+         * @example {
+         *       "remainingQuantity": 20
+         *     }
+         * @example {
+         *       "limitPriceCents": 46
+         *     }
+         */
+        AmendOrderRequest: {
+            /** @description Your id for the order; a retry with the same id is idempotent */
+            clientOrderId?: string;
+            /** @description Its new limit price (of its own side) */
+            limitPriceCents?: number;
+            /** @description The shares the order is to have left to fill */
+            remainingQuantity?: number;
+        };
+        AmendOrderResult: {
+            order: components["schemas"]["PlacedOrder"];
+            /** @description true when the order shrank in place (or nothing changed); false when a replacement took its place */
+            priorityKept: boolean;
+            replacedOrder: components["schemas"]["Order"] | null;
+        };
         /** @description Every error: a human message, a machine code and optional details. Each operation lists the codes it can answer with for each status. */
         ApiError: {
             code: string;
@@ -2383,6 +2514,66 @@ export interface components {
                     unit: "cents" | "count";
                 };
             }[];
+        };
+        /** @description One order of a batch: `order` when it was placed (status 201), else `error` */
+        BatchOrderResult: {
+            /** @description Why it failed (null when it did not) */
+            error: components["schemas"]["ApiError"] | null;
+            order: components["schemas"]["PlacedOrder"] | null;
+            /** @description The HTTP status this part would have had alone (201/200, 4xx, 503) */
+            status: number;
+        };
+        BatchOrdersResult: {
+            /** @description One result per order sent, in the same order */
+            data: components["schemas"]["BatchOrderResult"][];
+        };
+        /**
+         * @description Which of your resting orders to cancel: every filter given narrows it; none cancels them all
+         * @example {}
+         * @example {
+         *       "eventSlug": "ind-vs-aus-odi-1",
+         *       "side": "YES"
+         *     }
+         */
+        CancelAllRequest: {
+            /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
+            action?: "BUY" | "SELL";
+            /** @description Only this event’s */
+            eventSlug?: string;
+            /** @description Numeric id as a string */
+            optionId?: string;
+            /** @description YES or NO */
+            side?: "YES" | "NO";
+        };
+        CancelAllResult: {
+            cancelledCount: number;
+            /** @description The orders cancelled, in the state they were left in */
+            data: components["schemas"]["Order"][];
+        };
+        CancelOrderResult: {
+            /** @description Why it failed (null when it did not) */
+            error: components["schemas"]["ApiError"] | null;
+            order: components["schemas"]["Order"] | null;
+            /** @description Numeric id as a string */
+            orderId: string;
+            /** @description The HTTP status this part would have had alone (201/200, 4xx, 503) */
+            status: number;
+        };
+        /**
+         * @example {
+         *       "orderIds": [
+         *         "101",
+         *         "102"
+         *       ]
+         *     }
+         */
+        CancelOrdersRequest: {
+            /** @description Your orders to cancel (each at most once) */
+            orderIds: string[];
+        };
+        CancelOrdersResult: {
+            /** @description One result per id sent, in the same order */
+            data: components["schemas"]["CancelOrderResult"][];
         };
         /** @description One interval of an option’s YES price. An interval without trades is flat at the last close */
         Candle: {
@@ -2704,6 +2895,24 @@ export interface components {
             userId: string;
             username: string;
         };
+        Heartbeat: {
+            armed: boolean;
+            /** @description How many orders it cancelled then */
+            cancelledOrders: number;
+            expiresAt: string | null;
+            firedAt: string | null;
+            lastBeatAt: string | null;
+            timeoutSeconds: number | null;
+        };
+        /**
+         * @example {
+         *       "timeoutSeconds": 15
+         *     }
+         */
+        HeartbeatRequest: {
+            /** @description How long without a heartbeat before your orders are cancelled (5..3600) */
+            timeoutSeconds: number;
+        };
         Leaderboard: {
             predictions: {
                 rank: number;
@@ -2859,15 +3068,19 @@ export interface components {
             /** @description Numeric id as a string */
             optionId: string;
             optionLabel: string;
+            postOnly: boolean;
             /** @description The limit (worst acceptable) price of your side */
             priceCents: number;
             quantity: number;
             remainingQuantity: number;
+            replacesOrderId: string | null;
             /** @description Cash still held for this order */
             reservedCents: number;
             /** @description YES or NO */
             side: "YES" | "NO";
             status: "open" | "partially_filled" | "filled" | "cancelled" | "expired";
+            /** @description GTC: rests until filled or cancelled (the default); GTD: rests until `expiresAt` (the default when an expiry is given); IOC: fills what it can at once, the rest is cancelled; FOK: fills whole at once or is refused (409 FOK_NOT_FILLED), nothing charged */
+            timeInForce: "GTC" | "GTD" | "IOC" | "FOK";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -2940,15 +3153,19 @@ export interface components {
             /** @description Numeric id as a string */
             optionId: string;
             optionLabel: string;
+            postOnly: boolean;
             /** @description The limit (worst acceptable) price of your side */
             priceCents: number;
             quantity: number;
             remainingQuantity: number;
+            replacesOrderId: string | null;
             /** @description Cash still held for this order */
             reservedCents: number;
             /** @description YES or NO */
             side: "YES" | "NO";
             status: "open" | "partially_filled" | "filled" | "cancelled" | "expired";
+            /** @description GTC: rests until filled or cancelled (the default); GTD: rests until `expiresAt` (the default when an expiry is given); IOC: fills what it can at once, the rest is cancelled; FOK: fills whole at once or is refused (409 FOK_NOT_FILLED), nothing charged */
+            timeInForce: "GTC" | "GTD" | "IOC" | "FOK";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -2970,10 +3187,12 @@ export interface components {
             /** @description Numeric id as a string */
             optionId: string;
             optionLabel: string;
+            postOnly: boolean;
             /** @description The limit (worst acceptable) price of your side */
             priceCents: number;
             quantity: number;
             remainingQuantity: number;
+            replacesOrderId: string | null;
             /** @description Cash still held for this order */
             reservedCents: number;
             /** @description Your own resting orders this order met: cancelled instead of filled */
@@ -2981,9 +3200,37 @@ export interface components {
             /** @description YES or NO */
             side: "YES" | "NO";
             status: "open" | "partially_filled" | "filled" | "cancelled" | "expired";
+            /** @description GTC: rests until filled or cancelled (the default); GTD: rests until `expiresAt` (the default when an expiry is given); IOC: fills what it can at once, the rest is cancelled; FOK: fills whole at once or is refused (409 FOK_NOT_FILLED), nothing charged */
+            timeInForce: "GTC" | "GTD" | "IOC" | "FOK";
             trades: components["schemas"]["Trade"][];
             /** Format: date-time */
             updatedAt: string;
+        };
+        /**
+         * @example {
+         *       "orders": [
+         *         {
+         *           "optionId": "12",
+         *           "side": "YES",
+         *           "action": "BUY",
+         *           "quantity": 50,
+         *           "limitPriceCents": 44,
+         *           "postOnly": true
+         *         },
+         *         {
+         *           "optionId": "12",
+         *           "side": "NO",
+         *           "action": "BUY",
+         *           "quantity": 50,
+         *           "limitPriceCents": 52,
+         *           "postOnly": true
+         *         }
+         *       ]
+         *     }
+         */
+        PlaceLimitOrderBatchRequest: {
+            /** @description 1..20 limit orders, decided in this order, each as if placed alone */
+            orders: components["schemas"]["PlaceLimitOrderRequest"][];
         };
         /** PlaceLimitOrderByLabel */
         PlaceLimitOrderByLabel: {
@@ -2992,16 +3239,25 @@ export interface components {
             /** @description Your id for the order; a retry with the same id is idempotent */
             clientOrderId?: string;
             eventSlug: string;
-            /** @description 1..720; absent = good till cancelled */
+            /**
+             * Format: date-time
+             * @description GTD: when what rests of the order expires; in the future, at most 720 hours ahead
+             */
+            expiresAt?: string;
+            /** @description GTD: expires this many hours after it is placed (1..720); or send `expiresAt` */
             expiresInHours?: number;
             /** @description Limit price of your side */
             limitPriceCents: number;
             /** @description The option’s label (any case) */
             optionLabel: string;
+            /** @description Only ever rest: refused whole (409 POST_ONLY_WOULD_TAKE, nothing written) if it would trade on arrival. GTC or GTD only */
+            postOnly?: boolean;
             /** @description Whole shares (default limit 1..1,000,000) */
             quantity: number;
             /** @description YES or NO */
             side: "YES" | "NO";
+            /** @description GTC: rests until filled or cancelled (the default); GTD: rests until `expiresAt` (the default when an expiry is given); IOC: fills what it can at once, the rest is cancelled; FOK: fills whole at once or is refused (409 FOK_NOT_FILLED), nothing charged */
+            timeInForce?: "GTC" | "GTD" | "IOC" | "FOK";
         };
         /** PlaceLimitOrderByOptionId */
         PlaceLimitOrderByOptionId: {
@@ -3009,16 +3265,25 @@ export interface components {
             action: "BUY" | "SELL";
             /** @description Your id for the order; a retry with the same id is idempotent */
             clientOrderId?: string;
-            /** @description 1..720; absent = good till cancelled */
+            /**
+             * Format: date-time
+             * @description GTD: when what rests of the order expires; in the future, at most 720 hours ahead
+             */
+            expiresAt?: string;
+            /** @description GTD: expires this many hours after it is placed (1..720); or send `expiresAt` */
             expiresInHours?: number;
             /** @description Limit price of your side */
             limitPriceCents: number;
             /** @description Numeric id as a string */
             optionId: string;
+            /** @description Only ever rest: refused whole (409 POST_ONLY_WOULD_TAKE, nothing written) if it would trade on arrival. GTC or GTD only */
+            postOnly?: boolean;
             /** @description Whole shares (default limit 1..1,000,000) */
             quantity: number;
             /** @description YES or NO */
             side: "YES" | "NO";
+            /** @description GTC: rests until filled or cancelled (the default); GTD: rests until `expiresAt` (the default when an expiry is given); IOC: fills what it can at once, the rest is cancelled; FOK: fills whole at once or is refused (409 FOK_NOT_FILLED), nothing charged */
+            timeInForce?: "GTC" | "GTD" | "IOC" | "FOK";
         };
         PlaceLimitOrderRequest: components["schemas"]["PlaceLimitOrderByOptionId"] | components["schemas"]["PlaceLimitOrderByLabel"];
         /** PlaceTradeByLabel */
@@ -3493,6 +3758,12 @@ export interface components {
     headers: {
         /** @description `true` when this answer is the stored result of an earlier request with the same key */
         "Idempotent-Replayed": "true";
+        /** @description Orders you may place in the window (ORDER_RATE_LIMIT per ORDER_RATE_WINDOW_MS, per user) */
+        "Order-RateLimit-Limit": number;
+        /** @description Orders left in the current window */
+        "Order-RateLimit-Remaining": number;
+        /** @description Seconds until the order window resets */
+        "Order-RateLimit-Reset": number;
         /** @description Requests allowed in the window (per user, or per address when unauthenticated) */
         "RateLimit-Limit": number;
         /** @description Requests left in the current window */
@@ -11647,6 +11918,360 @@ export interface operations {
             };
         };
     };
+    getHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Heartbeat"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    sendHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "timeoutSeconds": 15
+                 *     }
+                 */
+                "application/json": components["schemas"]["HeartbeatRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Heartbeat"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Body too large (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    disarmHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Heartbeat"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Body too large (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
     getLeaderboard: {
         parameters: {
             query?: {
@@ -11847,6 +12472,9 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
+                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
+                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -11942,7 +12570,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "INSUFFICIENT_SHARES" | "MARKET_CLOSED" | "IDEMPOTENCY_MISMATCH";
+                        code: "INSUFFICIENT_SHARES" | "MARKET_CLOSED" | "IDEMPOTENCY_MISMATCH" | "POST_ONLY_WOULD_TAKE" | "FOK_NOT_FILLED";
                     };
                 };
             };
@@ -11979,6 +12607,12 @@ export interface operations {
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
             429: {
                 headers: {
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -11988,7 +12622,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "RATE_LIMITED";
+                        code: "RATE_LIMITED" | "ORDER_RATE_LIMITED";
                     };
                 };
             };
@@ -12168,6 +12802,661 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
                         code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
+                };
+            };
+        };
+    };
+    amendLimitOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Numeric id as a string */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fewer shares at the same price: the order shrinks where it stands and keeps its time priority. A new price, or more shares: the order is cancelled and a replacement placed at once, in one transaction, behind the orders already at its price (priority lost); the replacement may fill at once if its price crosses, and carries `clientOrderId` if given */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AmendOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The order as placed; a retry with the same Idempotency-Key (or clientOrderId) answers the first result again, 201 with Idempotent-Replayed: true, and places nothing */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
+                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
+                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AmendOrderResult"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not enough cash (INSUFFICIENT_FUNDS) */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_FUNDS";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Conflict with the current state (the code names it) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "ORDER_NOT_OPEN" | "INSUFFICIENT_SHARES" | "MARKET_CLOSED" | "IDEMPOTENCY_MISMATCH" | "POST_ONLY_WOULD_TAKE";
+                    };
+                };
+            };
+            /** @description Body too large (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED" | "ORDER_RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN" | "OPTION_BUSY" | "ORDER_QUEUE_FULL";
+                    };
+                };
+            };
+        };
+    };
+    placeLimitOrderBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "orders": [
+                 *         {
+                 *           "optionId": "12",
+                 *           "side": "YES",
+                 *           "action": "BUY",
+                 *           "quantity": 50,
+                 *           "limitPriceCents": 44,
+                 *           "postOnly": true
+                 *         },
+                 *         {
+                 *           "optionId": "12",
+                 *           "side": "NO",
+                 *           "action": "BUY",
+                 *           "quantity": 50,
+                 *           "limitPriceCents": 52,
+                 *           "postOnly": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlaceLimitOrderBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The order as placed; a retry with the same Idempotency-Key (or clientOrderId) answers the first result again, 201 with Idempotent-Replayed: true, and places nothing */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
+                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
+                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchOrdersResult"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Conflict with the current state (the code names it) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "IDEMPOTENCY_MISMATCH";
+                    };
+                };
+            };
+            /** @description Body too large (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED" | "ORDER_RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    cancelLimitOrders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "orderIds": [
+                 *         "101",
+                 *         "102"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CancelOrdersRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelOrdersResult"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Body too large (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
+                    };
+                };
+            };
+        };
+    };
+    cancelAllLimitOrders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Which of your resting orders to cancel: every filter given narrows it; none cancels them all */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelAllRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelAllResult"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST" | "MALFORMED_BODY";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNAUTHENTICATED";
+                    };
+                };
+            };
+            /** @description Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED";
+                    };
+                };
+            };
+            /** @description Body too large (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Unsupported media type (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "DATABASE_UNAVAILABLE" | "DATABASE_READ_ONLY" | "DATABASE_DISK_FULL" | "DATABASE_OVERLOADED" | "SHUTTING_DOWN";
                     };
                 };
             };
@@ -17954,6 +19243,9 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
+                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
+                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -18086,6 +19378,12 @@ export interface operations {
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
             429: {
                 headers: {
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
+                    /** @description Present when the order budget refused the request */
+                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -18095,7 +19393,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "RATE_LIMITED";
+                        code: "RATE_LIMITED" | "ORDER_RATE_LIMITED";
                     };
                 };
             };

@@ -24,6 +24,17 @@ export interface OrderFilter {
   eventSlug?: string;
 }
 
+/** Which of a user's resting orders a cancel-all takes: any of these narrow it. */
+export interface RestingOrderFilter {
+  optionId?: number | undefined;
+  /** An unknown slug takes nothing. */
+  eventSlug?: string | undefined;
+  side?: SideText | undefined;
+  action?: 'BUY' | 'SELL' | undefined;
+  /** The credential that placed them (a dead man's switch). */
+  placedBy?: string | undefined;
+}
+
 /** Which of a user's trades to list: in settled events, in the others, or all (`null`); optionally of one event. */
 export interface TradeFilter {
   settled: boolean | null;
@@ -507,6 +518,68 @@ export class TradingRepository {
 
   findOrder(db: Queryable, id: number): Promise<OrderRow | undefined> {
     return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** These orders of one user (others' and unknown ids are left out). */
+  ordersOfUser(db: Queryable, userId: number, ids: number[]) {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('orders')
+      .select(['id', 'option_id', 'status'])
+      .where('user_id', '=', userId)
+      .where('id', '=', sql<number>`ANY(${ids}::bigint[])`)
+      .execute();
+  }
+
+  /** A user's resting orders, oldest first, narrowed by any of the filters given. */
+  restingOrdersOfUser(db: Queryable, userId: number, filter: RestingOrderFilter) {
+    let query = db
+      .selectFrom('orders as o')
+      .select(['o.id', 'o.option_id'])
+      .where('o.user_id', '=', userId)
+      .where('o.status', 'in', OPEN_STATUSES)
+      .orderBy('o.id');
+    if (filter.optionId !== undefined) query = query.where('o.option_id', '=', filter.optionId);
+    if (filter.eventSlug !== undefined)
+      query = query.where('o.option_id', 'in', (eb) =>
+        eb
+          .selectFrom('options as op')
+          .innerJoin('events as e', 'e.id', 'op.event_id')
+          .select('op.id')
+          .where('e.slug', '=', filter.eventSlug as string),
+      );
+    if (filter.side !== undefined) query = query.where('o.side', '=', filter.side);
+    if (filter.action !== undefined) query = query.where('o.action', '=', filter.action);
+    if (filter.placedBy !== undefined) query = query.where('o.placed_by', '=', filter.placedBy);
+    return query.execute();
+  }
+
+  /**
+   * Claims an idempotency key for a request answered in several parts (a batch): stored with the request's
+   * fingerprint and no answer of its own. 'new' the first time; after that 'same' for the same request, or 'mismatch'.
+   */
+  async claimIdempotencyKey(
+    db: Queryable,
+    userId: number,
+    key: string,
+    requestHash: string,
+  ): Promise<'new' | 'same' | 'mismatch'> {
+    const claimed = await db
+      .insertInto('idempotency_keys')
+      .values({ user_id: userId, key, request_hash: requestHash })
+      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    if (claimed) return 'new';
+    // A statement of its own, so that it sees the row a concurrent claim committed.
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .select('request_hash')
+      .where('user_id', '=', userId)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (!row) return 'mismatch';
+    return row.request_hash === requestHash ? 'same' : 'mismatch';
   }
 
   /** Locks the positions of these holders in these options (creating none). */

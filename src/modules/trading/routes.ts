@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { currentUser } from '../../platform/auth.js';
+import { credentialOf, currentUser } from '../../platform/auth.js';
 import { decodeCursor, errors, IdParams, Page, PageQuery, toPage } from '../../platform/http.js';
 import type { MarketCatalogue } from '../markets/catalogue.js';
 import {
@@ -18,6 +18,22 @@ import {
 import type { TradingService } from './service.js';
 import type { OrderRequest } from './types.js';
 import { toOrderView, toTradeView } from './views.js';
+
+/** A limit order body as the trading service takes it (the option named apart). */
+export function limitOrderOf(body: Static<typeof LimitOrderBody>): Omit<OrderRequest, 'optionId'> {
+  return {
+    kind: 'limit',
+    side: body.side,
+    action: body.action,
+    quantity: body.quantity,
+    priceCents: body.limitPriceCents,
+    timeInForce: body.timeInForce,
+    postOnly: body.postOnly,
+    expiresAt: body.expiresAt === undefined ? undefined : new Date(body.expiresAt),
+    expiresInHours: body.expiresInHours,
+    clientOrderId: body.clientOrderId,
+  };
+}
 
 const tags = ['Trading'];
 const security = [{ bearerAuth: [] }];
@@ -36,11 +52,13 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
     ref: { optionId?: string | undefined; eventSlug?: string | undefined; optionLabel?: string | undefined },
     order: Omit<OrderRequest, 'optionId'>,
   ) => {
+    const { userId } = currentUser(request);
+    await app.orderBudget.take(userId, 1, reply);
     const optionId = await markets.resolveOptionId(ref);
     const key = request.headers['idempotency-key'];
     const result = await trading.placeOrder(
-      currentUser(request).userId,
-      { ...order, optionId },
+      userId,
+      { ...order, optionId, placedBy: credentialOf(request) },
       typeof key === 'string' ? key : null,
     );
     if (result.replayed) reply.header('idempotent-replayed', 'true');
@@ -128,28 +146,20 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
         security,
         summary: 'Place a limit order',
         description:
-          'Fills at once against whatever crosses it (at the resting prices), and the rest rests on the book at ' +
-          '`limitPriceCents` until filled, cancelled or expired (`expiresInHours` 1..720; absent = good till ' +
-          'cancelled). A BUY reserves limitPriceCents × quantity cash; a SELL reserves the shares. Your own ' +
-          'resting orders on the other side are cancelled rather than filled (self-trade prevention).' +
+          'Fills at once against whatever crosses it (at the resting prices); what is left rests on the book at ' +
+          '`limitPriceCents` as its `timeInForce` says: GTC (the default) until filled or cancelled, GTD until ' +
+          '`expiresAt` (or `expiresInHours` 1..720 after it is placed), IOC not at all (the rest is cancelled), FOK ' +
+          'all or nothing (409 FOK_NOT_FILLED when it cannot fill whole at once; nothing placed or charged). ' +
+          '`postOnly` orders only ever rest: 409 POST_ONLY_WOULD_TAKE when one would trade on arrival. A BUY reserves ' +
+          'limitPriceCents × quantity cash; a SELL reserves the shares. Your own resting orders on the other side are ' +
+          'cancelled rather than filled (self-trade prevention). Counts one against the order budget.' +
           idempotency,
         headers: IdempotencyHeaders,
         body: LimitOrderBody,
         response: { 201: PlacedOrderView, ...errors(400, 401, 402, 404, 409, 503) },
       },
     },
-    async (request, reply) => {
-      const { limitPriceCents, expiresInHours, side, action, quantity, clientOrderId, ...ref } = request.body;
-      return place(request, reply, ref, {
-        kind: 'limit',
-        side,
-        action,
-        quantity,
-        priceCents: limitPriceCents,
-        expiresInHours,
-        clientOrderId,
-      });
-    },
+    async (request, reply) => place(request, reply, request.body, limitOrderOf(request.body)),
   );
 
   app.get(

@@ -1,4 +1,4 @@
-import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
+import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { IdString } from '../../platform/http.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -66,14 +66,42 @@ export const TradeOrder = orderBody(
 );
 export const TradeBody = TradeOrder.body;
 
+export const TimeInForceSchema = Type.Union(
+  [Type.Literal('GTC'), Type.Literal('GTD'), Type.Literal('IOC'), Type.Literal('FOK')],
+  {
+    description:
+      'GTC: rests until filled or cancelled (the default); GTD: rests until `expiresAt` (the default when an ' +
+      'expiry is given); IOC: fills what it can at once, the rest is cancelled; FOK: fills whole at once or is ' +
+      'refused (409 FOK_NOT_FILLED), nothing charged',
+  },
+);
+
 export const LimitOrder = orderBody(
   {
     side: SideSchema,
     action: ActionSchema,
     quantity: Quantity,
     limitPriceCents: Price('Limit price of your side'),
+    timeInForce: Type.Optional(TimeInForceSchema),
+    expiresAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'GTD: when what rests of the order expires; in the future, at most 720 hours ahead',
+      }),
+    ),
     expiresInHours: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 720, description: '1..720; absent = good till cancelled' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 720,
+        description: 'GTD: expires this many hours after it is placed (1..720); or send `expiresAt`',
+      }),
+    ),
+    postOnly: Type.Optional(
+      Type.Boolean({
+        description:
+          'Only ever rest: refused whole (409 POST_ONLY_WOULD_TAKE, nothing written) if it would trade on ' +
+          'arrival. GTC or GTD only',
+      }),
     ),
     clientOrderId: ClientOrderId,
   },
@@ -119,7 +147,12 @@ export const OrderView = Type.Object({
   cancelReason: Nullable(Type.String()),
   reservedCents: Type.Integer({ description: 'Cash still held for this order' }),
   clientOrderId: Nullable(Type.String()),
+  timeInForce: TimeInForceSchema,
+  postOnly: Type.Boolean(),
   expiresAt: Nullable(DateTime),
+  replacesOrderId: Nullable(
+    Type.Union([IdString], { description: 'The order an amend replaced with this one' }),
+  ),
   createdAt: DateTime,
   updatedAt: DateTime,
 });
@@ -231,4 +264,147 @@ export const ConversionView = Type.Object({
     }),
   ),
   createdAt: DateTime,
+});
+
+const ErrorRef = Type.Ref('ApiError');
+
+/** What one order of a batch, or one cancel of many, came to: its answer, or its error. */
+function itemResult<T extends Parameters<typeof Nullable>[0]>(answer: T, name: string, description: string) {
+  return Type.Object(
+    {
+      status: Type.Integer({
+        description: 'The HTTP status this part would have had alone (201/200, 4xx, 503)',
+      }),
+      [name]: Nullable(answer),
+      error: Type.Union([ErrorRef, Type.Null()], { description: 'Why it failed (null when it did not)' }),
+    } as Record<string, TSchema>,
+    { description },
+  );
+}
+
+export const BatchOrdersBody = (maxOrders: number) =>
+  Type.Object(
+    {
+      orders: Type.Array(LimitOrderBody, {
+        minItems: 1,
+        maxItems: maxOrders,
+        description: `1..${maxOrders} limit orders, decided in this order, each as if placed alone`,
+      }),
+    },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          orders: [
+            { optionId: '12', side: 'YES', action: 'BUY', quantity: 50, limitPriceCents: 44, postOnly: true },
+            { optionId: '12', side: 'NO', action: 'BUY', quantity: 50, limitPriceCents: 52, postOnly: true },
+          ],
+        },
+      ],
+    },
+  );
+
+export const BatchOrderResult = itemResult(
+  PlacedOrderView,
+  'order',
+  'One order of a batch: `order` when it was placed (status 201), else `error`',
+);
+export const BatchOrdersResult = Type.Object({
+  data: Type.Array(BatchOrderResult, { description: 'One result per order sent, in the same order' }),
+});
+
+export const CancelOrdersBody = Type.Object(
+  {
+    orderIds: Type.Array(IdString, {
+      minItems: 1,
+      maxItems: 200,
+      description: 'Your orders to cancel (each at most once)',
+    }),
+  },
+  { additionalProperties: false, examples: [{ orderIds: ['101', '102'] }] },
+);
+export const CancelOrderResult = Type.Composite([
+  Type.Object({ orderId: IdString }),
+  itemResult(
+    OrderView,
+    'order',
+    'One cancel of many: `order` when it was cancelled (status 200), else `error`',
+  ),
+]);
+export const CancelOrdersResult = Type.Object({
+  data: Type.Array(CancelOrderResult, { description: 'One result per id sent, in the same order' }),
+});
+
+export const CancelAllBody = Type.Object(
+  {
+    optionId: Type.Optional(IdString),
+    eventSlug: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only this event’s' })),
+    side: Type.Optional(SideSchema),
+    action: Type.Optional(ActionSchema),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Which of your resting orders to cancel: every filter given narrows it; none cancels them all',
+    examples: [{}, { eventSlug: 'ind-vs-aus-odi-1', side: 'YES' }],
+  },
+);
+export const CancelAllResult = Type.Object({
+  data: Type.Array(OrderView, { description: 'The orders cancelled, in the state they were left in' }),
+  cancelledCount: Type.Integer(),
+});
+
+export const AmendBody = Type.Object(
+  {
+    remainingQuantity: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000_000,
+        description: 'The shares the order is to have left to fill',
+      }),
+    ),
+    limitPriceCents: Type.Optional(Price('Its new limit price (of its own side)')),
+    clientOrderId: ClientOrderId,
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Fewer shares at the same price: the order shrinks where it stands and keeps its time priority. A new ' +
+      'price, or more shares: the order is cancelled and a replacement placed at once, in one transaction, behind ' +
+      'the orders already at its price (priority lost); the replacement may fill at once if its price crosses, ' +
+      'and carries `clientOrderId` if given',
+    examples: [{ remainingQuantity: 20 }, { limitPriceCents: 46 }],
+  },
+);
+export const AmendResult = Type.Object({
+  order: PlacedOrderView,
+  replacedOrder: Nullable(OrderView),
+  priorityKept: Type.Boolean({
+    description:
+      'true when the order shrank in place (or nothing changed); false when a replacement took its place',
+  }),
+});
+
+export const HeartbeatBody = Type.Object(
+  {
+    timeoutSeconds: Type.Integer({
+      minimum: 5,
+      maximum: 3600,
+      description: 'How long without a heartbeat before your orders are cancelled (5..3600)',
+    }),
+  },
+  { additionalProperties: false, examples: [{ timeoutSeconds: 15 }] },
+);
+export const HeartbeatView = Type.Object({
+  armed: Type.Boolean(),
+  timeoutSeconds: Nullable(Type.Integer()),
+  lastBeatAt: Nullable(DateTime),
+  expiresAt: Nullable(
+    Type.Union([DateTime], {
+      description:
+        'When your orders are cancelled unless another heartbeat comes first (null while disarmed)',
+    }),
+  ),
+  firedAt: Nullable(Type.Union([DateTime], { description: 'The last time the switch went off' })),
+  cancelledOrders: Type.Integer({ description: 'How many orders it cancelled then' }),
 });

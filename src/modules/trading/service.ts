@@ -17,11 +17,21 @@ import type { Metrics } from '../../platform/metrics.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import { BookCache } from './books.js';
 import { MarketDirectory } from './directory.js';
-import { EventNotExclusiveError } from './errors.js';
+import { EventNotExclusiveError, IdempotencyMismatchError, OrderNotOpenError } from './errors.js';
 import { IdempotencyRaceError, OrderPipeline, type WarnLog } from './pipeline.js';
-import type { MarketRef, OrderFilter, TradeFilter, TradingRepository } from './repository.js';
-import { eventHouseOf, houseMakerOf, positionStateOf } from './rows.js';
 import {
+  type MarketRef,
+  marketKey,
+  type OrderFilter,
+  type RestingOrderFilter,
+  type TradeFilter,
+  type TradingRepository,
+} from './repository.js';
+import { eventHouseOf, houseMakerOf, positionStateOf } from './rows.js';
+import { checkOrderTerms } from './terms.js';
+import {
+  type AmendListener,
+  type AmendRequest,
   type BookListener,
   type BookOutcome,
   type BookRequest,
@@ -37,8 +47,8 @@ import { type serialisePlaced, type toOrderView, toPositionView } from './views.
 
 export type PlacedOrderView = ReturnType<typeof serialisePlaced>;
 
-/** The most requests one batch of an option takes; more wait for the next batch. */
-const MAX_BATCH_ORDERS = 256;
+/** The most requests one batch of the pipeline takes; more wait for the next batch. */
+const PIPELINE_BATCH_LIMIT = 256;
 
 /**
  * Trading: orders placed and cancelled, expiries, market close, settlement, and the reads of orders, trades,
@@ -63,7 +73,7 @@ export class TradingService {
       ledger,
       new BookCache(trading, settings.booksInMemory),
       this.listeners,
-      { ...settings, maxBatchOrders: MAX_BATCH_ORDERS },
+      { ...settings, maxBatchOrders: PIPELINE_BATCH_LIMIT },
       observe.log,
       observe.metrics,
     );
@@ -76,6 +86,11 @@ export class TradingService {
   /** Called inside the transaction with every order it placed. */
   onOrderCommitted(listener: OrderListener): void {
     this.listeners.placed.push(listener);
+  }
+
+  /** Called inside the transaction with the orders an amend shrank where they stand. */
+  onOrdersAmended(listener: AmendListener): void {
+    this.listeners.amended.push(listener);
   }
 
   /** Called inside the transaction with the orders a cancel, an expiry or a market close ended. */
@@ -102,16 +117,145 @@ export class TradingService {
     request: OrderRequest,
     idempotencyKey: string | null,
   ): Promise<PlaceResult> {
-    if (request.quantity > this.settings.maxOrderQuantity) {
-      throw new ValidationError(`quantity may be at most ${this.settings.maxOrderQuantity}`, [
-        { field: 'body.quantity', message: `must be <= ${this.settings.maxOrderQuantity}` },
-      ]);
-    }
-    const key = idempotencyKey ?? (request.clientOrderId ? `clientOrderId:${request.clientOrderId}` : null);
-    // Only a keyed request is ever compared with an earlier one.
-    const requestHash = key ? hashRequest(request) : '';
-    const place: BookRequest = { type: 'place', userId, request, key, requestHash };
+    checkOrderTerms(request, this.settings.maxOrderQuantity, new Date());
+    const place = placeRequest(userId, request, idempotencyKey ?? clientOrderKey(request));
     return (await this.settleOn(request.optionId, place)) as PlaceResult;
+  }
+
+  /**
+   * Places a batch of orders, each decided as if placed alone, in the order given, each with its own answer (its
+   * result, or the error it met). Consecutive orders of one market ride that market's next batch together, in
+   * one transaction; the runs of different markets go one after another. With an Idempotency-Key the batch is
+   * claimed under it first (another batch under the same key is refused whole), and each order is idempotent under
+   * the key and its place in the batch, so a retry replays what was placed and places only what was not.
+   */
+  async placeBatch(
+    userId: number,
+    items: ({ order: OrderRequest } | { error: unknown })[],
+    idempotencyKey: string | null,
+  ): Promise<{ outcomes: ({ result: PlaceResult } | { error: unknown })[]; replayed: boolean }> {
+    if (idempotencyKey !== null) {
+      const fingerprint = hashOf(
+        items.map((item) => ('order' in item ? hashRequest(item.order) : 'refused')),
+      );
+      const claim = await this.trading.claimIdempotencyKey(
+        this.db,
+        userId,
+        `batch:${idempotencyKey}`,
+        fingerprint,
+      );
+      if (claim === 'mismatch') throw new IdempotencyMismatchError();
+    }
+    const now = new Date();
+    const requests = items.map((item, index) => {
+      if ('error' in item) return item;
+      try {
+        checkOrderTerms(item.order, this.settings.maxOrderQuantity, now);
+      } catch (error) {
+        return { error };
+      }
+      const key = idempotencyKey === null ? clientOrderKey(item.order) : `batch:${idempotencyKey}:${index}`;
+      return { optionId: item.order.optionId, request: placeRequest(userId, item.order, key) };
+    });
+    const outcomes = await this.settleInRuns(requests);
+    const replayed =
+      outcomes.length > 0 && outcomes.every((o) => 'result' in o && (o.result as PlaceResult).replayed);
+    return { outcomes: outcomes as ({ result: PlaceResult } | { error: unknown })[], replayed };
+  }
+
+  /**
+   * Cancels a user's orders by id, each with its own answer: the cancelled order, or why not (404 for an order that
+   * is not theirs or does not exist, 409 ORDER_NOT_OPEN for one no longer open).
+   */
+  async cancelOrders(
+    userId: number,
+    orderIds: number[],
+  ): Promise<({ result: unknown } | { error: unknown })[]> {
+    const found = new Map(
+      (await this.trading.ordersOfUser(this.db, userId, orderIds)).map((row) => [row.id, row]),
+    );
+    return this.settleInRuns(
+      orderIds.map((orderId) => {
+        const order = found.get(orderId);
+        if (!order) return { error: new NotFoundError('Order') };
+        const cancel: BookRequest = { type: 'cancel', userId, optionId: order.option_id, orderId };
+        return { optionId: order.option_id, request: cancel };
+      }),
+    );
+  }
+
+  /**
+   * Cancels every resting order of a user that the filter takes (all of them with none), through the pipeline like
+   * single cancels; answers the orders it cancelled. An order that ended meanwhile (filled, cancelled elsewhere) is
+   * simply not among them.
+   */
+  async cancelAll(
+    userId: number,
+    filter: RestingOrderFilter,
+    reason?: 'heartbeat_lapsed',
+  ): Promise<ReturnType<typeof toOrderView>[]> {
+    const resting = await this.trading.restingOrdersOfUser(this.db, userId, filter);
+    const cancelled: ReturnType<typeof toOrderView>[] = [];
+    // In slices, so that a user with thousands of orders never fills a market's queue.
+    for (let at = 0; at < resting.length; at += PIPELINE_BATCH_LIMIT) {
+      const slice = resting.slice(at, at + PIPELINE_BATCH_LIMIT).map((order) => ({
+        optionId: order.option_id,
+        request: {
+          type: 'cancel',
+          userId,
+          optionId: order.option_id,
+          orderId: order.id,
+          reason,
+        } as BookRequest,
+      }));
+      for (const outcome of await this.settleInRuns(slice, true)) {
+        if ('result' in outcome) cancelled.push(outcome.result as ReturnType<typeof toOrderView>);
+        else if (!(outcome.error instanceof OrderNotOpenError)) throw outcome.error;
+      }
+    }
+    return cancelled;
+  }
+
+  /**
+   * Amends a user's resting order: fewer shares at the same price shrink it in place, keeping its time priority;
+   * a new price or more shares cancel it and place a replacement at once, in one transaction (the replacement queues
+   * behind the orders already at its price). With an Idempotency-Key, a retry returns the first result.
+   */
+  async amendOrder(
+    userId: number,
+    orderId: number,
+    changes: {
+      remainingQuantity?: number | undefined;
+      priceCents?: number | undefined;
+      clientOrderId?: string;
+    },
+    context: { idempotencyKey: string | null; placedBy: string | null },
+  ): Promise<PlaceResult> {
+    if (changes.remainingQuantity === undefined && changes.priceCents === undefined)
+      throw new ValidationError('An amend changes remainingQuantity, limitPriceCents or both', [
+        { field: 'body', message: 'must name remainingQuantity or limitPriceCents' },
+      ]);
+    if ((changes.remainingQuantity ?? 0) > this.settings.maxOrderQuantity)
+      throw new ValidationError(`remainingQuantity may be at most ${this.settings.maxOrderQuantity}`, [
+        { field: 'body.remainingQuantity', message: `must be <= ${this.settings.maxOrderQuantity}` },
+      ]);
+    const order = await this.trading.findOrder(this.db, orderId);
+    if (!order || order.user_id !== userId) throw new NotFoundError('Order');
+    const amend: AmendRequest = {
+      optionId: order.option_id,
+      orderId,
+      action: order.action,
+      remainingQuantity: changes.remainingQuantity ?? null,
+      priceCents: changes.priceCents ?? null,
+      clientOrderId: changes.clientOrderId ?? null,
+      placedBy: context.placedBy,
+    };
+    const { idempotencyKey: key } = context;
+    const requestHash = key
+      ? hashOf(['amend', orderId, amend.remainingQuantity, amend.priceCents, amend.clientOrderId])
+      : '';
+    const request: BookRequest = { type: 'amend', userId, request: amend, key, requestHash };
+    return (await this.settleOn(order.option_id, request)) as PlaceResult;
   }
 
   /**
@@ -210,6 +354,57 @@ export class TradingService {
       // Its event's kind changed since this instance last looked (a draft made exclusive, or not).
       this.markets.forget(optionId);
     }
+  }
+
+  /**
+   * Requests about options, each with its own answer or refusal (an entry that is already an error stays one).
+   * Consecutive requests of one market are queued together, so they ride one batch in their order; runs of
+   * different markets go one after another, or (`parallel`, when their order does not matter) all at once.
+   */
+  private async settleInRuns(
+    entries: ({ optionId: number; request: BookRequest } | { error: unknown })[],
+    parallel = false,
+  ): Promise<({ result: unknown } | { error: unknown })[]> {
+    const refs = await Promise.all(
+      entries.map((entry) => ('request' in entry ? this.markets.of(entry.optionId) : null)),
+    );
+    const outcomes: ({ result: unknown } | { error: unknown })[] = [];
+    const runs: { ref: MarketRef; indexes: number[] }[] = [];
+    entries.forEach((entry, index) => {
+      const ref = refs[index];
+      if (!('request' in entry) || !ref) {
+        outcomes[index] = entry as { error: unknown };
+        return;
+      }
+      const last = runs[runs.length - 1];
+      if (last && marketKey(last.ref) === marketKey(ref)) last.indexes.push(index);
+      else runs.push({ ref, indexes: [index] });
+    });
+    // Each request of a run is queued before the next is: they ride the market's batch in their order.
+    const settleRun = ({ ref, indexes }: { ref: MarketRef; indexes: number[] }) =>
+      Promise.all(
+        indexes.map((index) => {
+          const { optionId, request } = entries[index] as { optionId: number; request: BookRequest };
+          return this.settleVia(ref, optionId, request).then(
+            (result) => {
+              outcomes[index] = { result };
+            },
+            (error: unknown) => {
+              outcomes[index] = { error };
+            },
+          );
+        }),
+      );
+    if (parallel) await Promise.all(runs.map(settleRun));
+    else for (const run of runs) await settleRun(run);
+    return outcomes;
+  }
+
+  /** A request about an option, through the market it was found in: its answer, or its refusal thrown. */
+  private async settleVia(ref: MarketRef, optionId: number, request: BookRequest): Promise<unknown> {
+    const outcome = await this.run(ref, request);
+    if ('reroute' in outcome) return this.settleOn(optionId, request);
+    return resultOf(outcome);
   }
 
   /** A request about a market, through its queue: its answer, or its refusal thrown. */
@@ -370,6 +565,16 @@ function resultOf(outcome: BookOutcome | undefined): unknown {
   return outcome.result;
 }
 
+/** An order's request to the pipeline, with its idempotency key (only a keyed request is ever compared). */
+function placeRequest(userId: number, request: OrderRequest, key: string | null): BookRequest {
+  return { type: 'place', userId, request, key, requestHash: key ? hashRequest(request) : '' };
+}
+
+/** The key an order is idempotent under without an Idempotency-Key: its clientOrderId, if any. */
+function clientOrderKey(request: OrderRequest): string | null {
+  return request.clientOrderId ? `clientOrderId:${request.clientOrderId}` : null;
+}
+
 function hashRequest(request: OrderRequest): string {
   return hashOf([
     request.optionId,
@@ -380,6 +585,10 @@ function hashRequest(request: OrderRequest): string {
     request.priceCents,
     request.expiresInHours ?? null,
     request.clientOrderId ?? null,
+    // Absent on the requests keyed before they existed, so that their stored fingerprints still match.
+    ...(request.timeInForce || request.postOnly || request.expiresAt
+      ? [request.timeInForce ?? null, request.postOnly ?? false, request.expiresAt?.toISOString() ?? null]
+      : []),
   ]);
 }
 

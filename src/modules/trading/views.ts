@@ -51,7 +51,10 @@ export function toOrderView(order: OrderRow & { event_slug: string; option_label
     cancelReason: order.cancel_reason,
     reservedCents: order.reserved_cents,
     clientOrderId: order.client_order_id,
+    timeInForce: order.time_in_force,
+    postOnly: order.post_only,
     expiresAt: order.expires_at ? order.expires_at.toISOString() : null,
+    replacesOrderId: order.replaces_order_id === null ? null : String(order.replaces_order_id),
     createdAt: order.created_at.toISOString(),
     updatedAt: order.updated_at.toISOString(),
   };
