@@ -209,6 +209,20 @@ function takeable(world: World, probe: Probe): number {
   return total;
 }
 
+/** Whether the user's own resting orders sit where the order would take (never counted as takeable). */
+function ownInTheWay(world: World, probe: Probe): boolean {
+  const { bookSide, bookPrice } = toLadder(probe.side, probe.action, probe.price);
+  return world
+    .openOrders()
+    .some(
+      (order) =>
+        order.optionId === probe.optionId &&
+        order.bookSide !== bookSide &&
+        order.userId === probe.userId &&
+        acceptable(bookSide, bookPrice, order.bookPrice),
+    );
+}
+
 /** Whether anything at all (the order's owner's own orders included, or a house quote) sits at its price or better. */
 function meetsAnything(world: World, probe: Probe): boolean {
   const { bookSide, bookPrice } = toLadder(probe.side, probe.action, probe.price);
@@ -373,7 +387,7 @@ function runOrder(world: World, step: Extract<Step, { type: 'order' }>, seen: Se
     if (meets) {
       expect(expectRefused(outcome)).toEqual({ code: 'POST_ONLY_WOULD_TAKE' });
       expect(snapshot(world)).toEqual(before);
-      note(seen, 'postOnly:refused');
+      note(seen, available === 0 ? 'postOnly:refused:own' : 'postOnly:refused');
       return;
     }
     const placed = expectPlaced(outcome);
@@ -396,7 +410,7 @@ function runOrder(world: World, step: Extract<Step, { type: 'order' }>, seen: Se
     if (available < step.quantity) {
       expect(expectRefused(outcome)).toEqual({ code: 'FOK_NOT_FILLED', fillableQuantity: available });
       expect(snapshot(world)).toEqual(before);
-      note(seen, 'FOK:refused');
+      note(seen, ownInTheWay(world, probe) ? 'FOK:refused:own' : 'FOK:refused');
       return;
     }
     const placed = expectPlaced(outcome);
@@ -646,17 +660,31 @@ function run(world: World, step: Step, seen: Seen): void {
   else runAmend(world, step, seen);
 }
 
-/** What holds after every step: the ledger balances, collateral matches the resting orders, shares are paired. */
+/**
+ * What holds after every step: the ledger balances, collateral matches the resting orders, shares are paired, the
+ * books hold exactly the resting orders. Checked in plain code and asserted once (what breaks is listed).
+ */
 function checkInvariants(world: World): void {
+  const broken: string[] = [];
+  const check = (holds: boolean, what: () => string) => {
+    if (!holds) broken.push(what());
+  };
   let total = 0;
   for (const amount of world.balances.values()) total += amount;
-  expect(total).toBe(0);
+  check(total === 0, () => `the postings sum to ${total}`);
   const open = world.openOrders();
   for (const userId of USERS) {
-    expect(world.balance({ kind: 'cash', userId })).toBeGreaterThanOrEqual(0);
+    const cash = world.balance({ kind: 'cash', userId });
+    check(cash >= 0, () => `user ${userId} has ${cash} in cash`);
     const buys = open.filter((o) => o.userId === userId && o.action === 'BUY');
-    for (const order of buys) expect(order.reservedCents).toBe(order.priceCents * remainingOf(order));
-    expect(world.balance({ kind: 'reserved', userId })).toBe(buys.reduce((s, o) => s + o.reservedCents, 0));
+    for (const o of buys)
+      check(
+        o.reservedCents === o.priceCents * remainingOf(o),
+        () => `order ${o.id} holds ${o.reservedCents}`,
+      );
+    const reserved = world.balance({ kind: 'reserved', userId });
+    const collateral = buys.reduce((s, o) => s + o.reservedCents, 0);
+    check(reserved === collateral, () => `user ${userId} has ${reserved} reserved for ${collateral}`);
     for (const optionId of world.optionIds) {
       for (const side of ['YES', 'NO'] as const) {
         const held = world.position(userId, side, optionId);
@@ -665,36 +693,45 @@ function checkInvariants(world: World): void {
             (o) => o.userId === userId && o.optionId === optionId && o.side === side && o.action === 'SELL',
           )
           .reduce((s, o) => s + remainingOf(o), 0);
-        expect(held.reservedQuantity).toBe(selling);
-        expect(held.quantity).toBeGreaterThanOrEqual(held.reservedQuantity);
+        check(
+          held.reservedQuantity === selling && held.quantity >= held.reservedQuantity,
+          () => `user ${userId} holds ${JSON.stringify(held)} of ${side} ${optionId}, selling ${selling}`,
+        );
       }
     }
   }
-  for (const order of open) expect(order.timeInForce === 'GTC' || order.timeInForce === 'GTD').toBe(true);
+  for (const o of open)
+    check(o.timeInForce === 'GTC' || o.timeInForce === 'GTD', () => `order ${o.id} (${o.timeInForce}) rests`);
   const pool = world.pool ?? { yesSets: 0, noSets: 0 };
   for (const optionId of world.optionIds) {
-    // The book holds exactly the resting orders, each with what is left of it.
+    // The book holds exactly the resting orders, each with what is left of it, and is not crossed.
     const state = world.books.get(optionId);
     if (!state) throw new Error(`no option ${optionId}`);
     const resting = open.filter((o) => o.optionId === optionId);
-    expect(state.book.size).toBe(resting.length);
-    for (const order of resting) {
-      expect(state.book.get(order.id)?.remaining).toBe(remainingOf(order));
-      expect(state.orders.get(order.id)).toEqual(order);
+    check(state.book.size === resting.length, () => `book ${optionId} holds ${state.book.size} orders`);
+    for (const o of resting) {
+      check(state.book.get(o.id)?.remaining === remainingOf(o), () => `order ${o.id} is off its book`);
+      check(
+        JSON.stringify(state.orders.get(o.id)) === JSON.stringify(o),
+        () => `order ${o.id} differs in its book state`,
+      );
     }
     const bid = state.book.bestBid();
     const ask = state.book.bestAsk();
-    if (bid !== null && ask !== null) expect(bid).toBeLessThan(ask);
+    check(bid === null || ask === null || bid < ask, () => `book ${optionId} is crossed: ${bid} / ${ask}`);
     // YES outstanding = NO outstanding = pairs minted less merged, each pair's 100 cents in escrow.
     const maker = world.house?.quote(optionId);
     const count = (side: Side) =>
       USERS.reduce((sum, u) => sum + world.position(u, side, optionId).quantity, 0) +
       (side === 'YES' ? (maker?.yesShares ?? 0) + pool.yesSets : (maker?.noShares ?? 0) + pool.noSets);
     const pairs = (world.pairs.get(optionId)?.minted ?? 0) - (world.pairs.get(optionId)?.merged ?? 0);
-    expect(count('YES')).toBe(pairs);
-    expect(count('NO')).toBe(pairs);
-    expect(world.balance({ kind: 'escrow', optionId })).toBe(PAYOUT_CENTS * pairs);
+    const escrow = world.balance({ kind: 'escrow', optionId });
+    check(
+      count('YES') === pairs && count('NO') === pairs && escrow === PAYOUT_CENTS * pairs,
+      () => `option ${optionId}: ${count('YES')} YES, ${count('NO')} NO, ${pairs} pairs, ${escrow} in escrow`,
+    );
   }
+  expect(broken).toEqual([]);
 }
 
 /** Runs random flows of this mix, every step checked; fails when a case of `expected` was never met. */
@@ -764,15 +801,76 @@ describe('order types', () => {
     assertFlows(
       { GTC: 3, IOC: 2, FOK: 2, postOnly: 2, market: 1, cancel: 1, amend: 3 },
       MIXED_RUNS,
-      [
-        'FOK:filled',
-        'FOK:refused',
-        'postOnly:rested',
-        'IOC:cancelled',
-        'amend:shrunk:BUY',
-        'amend:replaced:rested',
-      ],
+      ['FOK:filled', 'FOK:refused', 'postOnly:rested', 'amend:shrunk:BUY', 'amend:replaced:rested'],
       50,
     );
+  });
+});
+
+describe('order types, by example', () => {
+  function world(): World {
+    const w = new World(null);
+    for (const user of USERS) w.fund(user, 100_000);
+    return w;
+  }
+
+  it('fill or kill never counts the taker’s own orders, and leaves them resting when refused', () => {
+    const w = world();
+    const own = w.place({ userId: 1, side: 'NO', action: 'BUY', price: 40, quantity: 10, rest: true })!;
+    w.place({ userId: 2, side: 'NO', action: 'BUY', price: 45, quantity: 5, rest: true });
+    const fok = { userId: 1, side: 'YES', action: 'BUY', price: 60, quantity: 10, rest: false } as const;
+    expect(w.placeOrRefuse({ ...fok, tif: 'FOK' })).toEqual({
+      refusal: { code: 'FOK_NOT_FILLED', fillableQuantity: 5 },
+    });
+    expect(w.lastRefusal).toEqual({ code: 'FOK_NOT_FILLED', fillableQuantity: 5 });
+    expect(w.book.has(own.id)).toBe(true);
+    const filled = expectPlaced(w.placeOrRefuse({ ...fok, quantity: 5, tif: 'FOK' }));
+    expect(filled.order).toMatchObject({ status: 'filled', filledQuantity: 5 });
+    expect(w.book.has(own.id)).toBe(true);
+    expect(w.place({ ...fok, quantity: 1, tif: 'FOK' })).toBeNull();
+    expect(w.lastRefusal).toEqual({ code: 'FOK_NOT_FILLED', fillableQuantity: 0 });
+    expect(w.book.has(own.id)).toBe(true);
+  });
+
+  it('post-only is refused by the user’s own order at its price, and rests one cent short of it', () => {
+    const w = world();
+    w.place({ userId: 1, side: 'NO', action: 'BUY', price: 40, quantity: 10, rest: true });
+    const bid = { userId: 1, side: 'YES', action: 'BUY', quantity: 10, rest: true, postOnly: true } as const;
+    expect(w.placeOrRefuse({ ...bid, price: 60 })).toEqual({ refusal: { code: 'POST_ONLY_WOULD_TAKE' } });
+    const rested = expectPlaced(w.placeOrRefuse({ ...bid, price: 59, tif: 'GTD' }));
+    expect(rested.order).toMatchObject({
+      status: 'open',
+      timeInForce: 'GTD',
+      postOnly: true,
+      reservedCents: 590,
+    });
+  });
+
+  it('an amend shrinking at the same price keeps the order’s place; one growing or repricing goes to the back', () => {
+    const w = world();
+    const bid = { side: 'YES', action: 'BUY', price: 50, quantity: 10, rest: true } as const;
+    const [a, b, c] = [1, 2, 3].map((userId) => w.place({ ...bid, userId })!.id) as [number, number, number];
+    const shrunk = w.amend(b, { remainingQuantity: 4 });
+    expect(shrunk).toMatchObject({ type: 'amended', replacement: null, order: { id: b, quantity: 4 } });
+    expect(levelIds(w, 1, 'bid', 50)).toEqual([a, b, c]);
+    expect(w.balance({ kind: 'reserved', userId: 2 })).toBe(200);
+    const grown = w.amend(b, { remainingQuantity: 6 });
+    if (grown.type !== 'amended') throw new Error('refused');
+    expect(grown.previous).toMatchObject({ id: b, status: 'cancelled', cancelReason: 'replaced' });
+    expect(grown.order).toMatchObject({ replacesOrderId: b, quantity: 6, status: 'open' });
+    expect(levelIds(w, 1, 'bid', 50)).toEqual([a, c, grown.order.id]);
+    const repriced = w.amend(a, { priceCents: 51 });
+    if (repriced.type !== 'amended') throw new Error('refused');
+    expect(levelIds(w, 1, 'bid', 51)).toEqual([repriced.order.id]);
+    expect(w.amend(c, { priceCents: 50, remainingQuantity: 10 })).toMatchObject({
+      type: 'amended',
+      replacement: null,
+    });
+    // What the order holds counts as available: 99,500 in cash and 500 reserved.
+    expect(w.amend(c, { remainingQuantity: 2_001 })).toEqual({
+      type: 'refused',
+      refusal: { code: 'INSUFFICIENT_FUNDS', neededCents: 100_050, availableCents: 100_000 },
+    });
+    expect(levelIds(w, 1, 'bid', 50)).toEqual([c, grown.order.id]);
   });
 });
