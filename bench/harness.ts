@@ -59,6 +59,7 @@ function startServer(port: number, databaseUrl: string): ChildProcess {
       DATABASE_URL: serverDatabaseUrl(databaseUrl),
       LOG_LEVEL: 'warn',
       RATE_LIMIT_MAX: '10000000',
+      ORDER_RATE_LIMIT: '10000000',
       // The load comes from one address standing for many clients: its connections are not bounded per address.
       STREAM_MAX_CONNECTIONS_PER_ADDRESS: '1000000',
       HTTP_MAX_IDLE_CONNECTIONS_PER_ADDRESS: '1000000',

@@ -17,13 +17,17 @@ import {
 /**
  * Durable orders per second through HTTP on one hot option: real server processes on PostgreSQL (one, or
  * several on the same database with the load split evenly over them), many users each with their own session,
- * limit orders around the middle of the book (about half of them trade). Every 201 is an order committed to
- * the database. The ledger audit runs on the database afterwards.
+ * limit orders around the middle of the book (about half of them trade), sent one per request or in batches
+ * (`POST /api/limit-orders/batch`, as market makers send them). Every order answered 201 is committed to the
+ * database. The ledger audit runs on the database afterwards.
  */
 export interface HttpResult {
   instances: number;
   users: number;
   concurrency: number;
+  /** Orders per request: 1 for single orders, else the batch's size. */
+  batchSize: number;
+  requests: number;
   seconds: number;
   orders: number;
   errors: number;
@@ -69,6 +73,8 @@ export interface HttpBenchOptions {
   concurrency: number;
   seconds: number;
   instances: number;
+  /** Orders per request: 1 sends `POST /api/limit-orders`, more sends batches. */
+  batchSize: number;
 }
 
 /** CPU used during the measured window, per order placed: each server, the load generator, PostgreSQL. */
@@ -82,20 +88,42 @@ export interface CpuPerOrder {
   postgresPercent: number;
 }
 
-/** A request body encoded once, before the run, so that the generator spends its CPU on sending. */
-function encodedOrders(optionId: string, count: number): Buffer[] {
+/**
+ * Request bodies encoded once, before the run, so that the generator spends its CPU on sending: single orders, or
+ * batches of `batchSize` of the same random orders.
+ */
+function encodedBodies(optionId: string, count: number, batchSize: number): Buffer[] {
   const random = lcg(7);
+  const order = () => ({
+    optionId,
+    side: random() < 0.5 ? 'YES' : 'NO',
+    action: 'BUY',
+    quantity: 1 + Math.floor(random() * 5),
+    limitPriceCents: 45 + Math.floor(random() * 11),
+  });
   return Array.from({ length: count }, () =>
     Buffer.from(
-      JSON.stringify({
-        optionId,
-        side: random() < 0.5 ? 'YES' : 'NO',
-        action: 'BUY',
-        quantity: 1 + Math.floor(random() * 5),
-        limitPriceCents: 45 + Math.floor(random() * 11),
-      }),
+      JSON.stringify(batchSize === 1 ? order() : { orders: Array.from({ length: batchSize }, order) }),
     ),
   );
+}
+
+/** The orders a response says were placed: 1 for a single order's 201, each result of status 201 of a batch. */
+async function placedIn(
+  statusCode: number,
+  body: { text(): Promise<string>; dump(): Promise<void> },
+  batch: boolean,
+) {
+  if (!batch) {
+    await body.dump();
+    return statusCode === 201 ? 1 : 0;
+  }
+  if (statusCode !== 200) {
+    await body.dump();
+    return 0;
+  }
+  // Counted in the text: the generator's CPU is not spent on parsing what it does not read.
+  return (await body.text()).split('"status":201').length - 1;
 }
 
 export async function benchHttp(options: HttpBenchOptions): Promise<HttpResult> {
@@ -113,7 +141,9 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpResult> 
     });
     const tokens = await registerUsers(pools, options.users);
 
-    const bodies = encodedOrders(optionId as string, 8192);
+    const batch = options.batchSize > 1;
+    const bodies = encodedBodies(optionId as string, batch ? 1024 : 8192, options.batchSize);
+    const path = batch ? '/api/limit-orders/batch' : '/api/limit-orders';
     const headers = tokens.map((token) => ({
       'content-type': 'application/json',
       authorization: `Bearer ${token}`,
@@ -122,6 +152,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpResult> 
     let orders = 0;
     let errors = 0;
     let sent = 0;
+    let requests = 0;
     const rss = sampleRss(cluster.pids);
     const cpu = await sampleCpu(cluster);
     const deadline = Date.now() + options.seconds * 1000;
@@ -132,21 +163,19 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpResult> 
         while (Date.now() < deadline) {
           const n = sent++;
           const t0 = performance.now();
-          const status = await pool
+          const placed = await pool
             .request({
               method: 'POST',
-              path: '/api/limit-orders',
+              path,
               headers: headers[n % headers.length] as Record<string, string>,
               body: bodies[n % bodies.length] as Buffer,
             })
-            .then(async (res) => {
-              await res.body.dump();
-              return res.statusCode;
-            })
+            .then((res) => placedIn(res.statusCode, res.body, batch))
             .catch(() => 0);
           latencies.push(performance.now() - t0);
-          if (status === 201) orders++;
-          else errors++;
+          requests++;
+          orders += placed;
+          errors += options.batchSize - placed;
         }
       }),
     );
@@ -160,6 +189,8 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpResult> 
       instances: options.instances,
       users: options.users,
       concurrency: options.concurrency,
+      batchSize: options.batchSize,
+      requests,
       seconds: round1(seconds),
       orders,
       errors,

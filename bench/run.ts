@@ -12,6 +12,9 @@ import { benchStream } from './stream.js';
  *   http    (a) durable limit orders through HTTP on one hot option: 1 server process on PostgreSQL,
  *           BENCH_USERS users, BENCH_CONCURRENCY requests in flight; orders/s, p50/p99, ledger audit after
  *   http2   (b) the same with 2 server processes on one database, the load split evenly over both
+ *   batch   (g) the same orders sent as market makers send them: batches of BENCH_BATCH_SIZE limit orders
+ *           (POST /api/limit-orders/batch), BENCH_BATCH_CONCURRENCY batches in flight, 1 server process; durable
+ *           orders/s, p50/p99 per batch, ledger audit after
  *   reads   (c) GET /api/events and GET /api/orderbook/{optionId} (rotating over every option) on 1 server
  *           process with 36 open events, ~90 options, a few hundred resting orders and some trades;
  *           requests/s and p50/p99 measured with autocannon
@@ -32,6 +35,8 @@ import { benchStream } from './stream.js';
  *   BENCH_SECONDS           length of each measured run: each HTTP run, each read endpoint, the stream (default 15)
  *   BENCH_USERS             traders in http and http2 (default 1000)
  *   BENCH_CONCURRENCY       order requests in flight in http and http2 (default 64)
+ *   BENCH_BATCH_SIZE        orders per batch in batch (default 20)
+ *   BENCH_BATCH_CONCURRENCY batches in flight in batch (default 16)
  *   BENCH_READ_CONNECTIONS  keep-alive connections of the read load (default 16)
  *   BENCH_READ_PIPELINING   requests in flight on each of them, HTTP pipelining (default 4)
  *   BENCH_READ_WORKERS      worker threads of the read load; 0 runs it on the main thread (default 0)
@@ -44,13 +49,19 @@ const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0
 const seconds = env('BENCH_SECONDS', 15);
 const users = env('BENCH_USERS', 1000);
 const concurrency = env('BENCH_CONCURRENCY', 64);
-const CASES = ['engine', 'http', 'http2', 'reads', 'candles', 'stream'];
+const batchSize = env('BENCH_BATCH_SIZE', 20);
+const batchConcurrency = env('BENCH_BATCH_CONCURRENCY', 16);
+const CASES = ['engine', 'http', 'http2', 'batch', 'reads', 'candles', 'stream'];
 const only = new Set((process.env.BENCH_ONLY ?? CASES.join(',')).split(',').map((s) => s.trim()));
 for (const name of only) if (!CASES.includes(name)) throw new Error(`BENCH_ONLY: unknown case "${name}"`);
 
 const TARGETS = {
   ordersPerSecond: 5000,
   orderP99Ms: 50,
+  /** Batches: the target, and the bar below which the case has failed its purpose. */
+  batchOrdersPerSecond: 10_000,
+  batchOrdersPerSecondBar: 5_000,
+  batchP99Ms: 50,
   readsPerSecond: 20_000,
   candlesPerSecond: 5_000,
   streamP99Ms: 100,
@@ -69,7 +80,7 @@ interface Row {
 const results: Record<string, unknown> = {
   startedAt: new Date().toISOString(),
   node: process.version,
-  settings: { seconds, users, concurrency },
+  settings: { seconds, users, concurrency, batchSize, batchConcurrency },
   targets: TARGETS,
 };
 const rows: Row[] = [];
@@ -107,8 +118,9 @@ function httpRows(label: string, http: HttpResult, ordersTarget: number, ordersT
     target: ordersTargetText,
     met: http.ordersPerSecond >= ordersTarget,
   });
+  const per = http.batchSize > 1 ? `batch of ${http.batchSize}` : 'order';
   rows.push({
-    name: `${label}: order latency p50 / p99`,
+    name: `${label}: latency per ${per} p50 / p99`,
     figure: `${http.p50Ms} / ${http.p99Ms} ms`,
     target: `p99 < ${TARGETS.orderP99Ms} ms`,
     met: http.p99Ms < TARGETS.orderP99Ms,
@@ -162,13 +174,13 @@ await runCase('engine', async () => {
 
 let single: HttpResult | null = null;
 await runCase('http', async () => {
-  single = await benchHttp({ databaseUrl, users, concurrency, seconds, instances: 1 });
+  single = await benchHttp({ databaseUrl, users, concurrency, seconds, instances: 1, batchSize: 1 });
   results.http = single;
   httpRows('a. HTTP', single, TARGETS.ordersPerSecond, `≥ ${n(TARGETS.ordersPerSecond)}`);
 });
 
 await runCase('http2', async () => {
-  const http2 = await benchHttp({ databaseUrl, users, concurrency, seconds, instances: 2 });
+  const http2 = await benchHttp({ databaseUrl, users, concurrency, seconds, instances: 2, batchSize: 1 });
   results.http2 = http2;
   const base = single as HttpResult | null;
   httpRows(
@@ -177,6 +189,26 @@ await runCase('http2', async () => {
     base ? base.ordersPerSecond : TARGETS.ordersPerSecond,
     base ? `≥ a (${n(base.ordersPerSecond)})` : `≥ ${n(TARGETS.ordersPerSecond)} (a not run)`,
   );
+});
+
+await runCase('batch', async () => {
+  const batch = await benchHttp({
+    databaseUrl,
+    users,
+    concurrency: batchConcurrency,
+    seconds,
+    instances: 1,
+    batchSize,
+  });
+  results.batch = batch;
+  const { batchOrdersPerSecond: target, batchOrdersPerSecondBar: bar } = TARGETS;
+  httpRows(`g. batches of ${batchSize}`, batch, target, `≥ ${n(target)} (bar ${n(bar)})`);
+  rows.push({
+    name: `g. batches of ${batchSize}: at least the bar`,
+    figure: n(batch.ordersPerSecond),
+    target: `≥ ${n(bar)}`,
+    met: batch.ordersPerSecond >= bar,
+  });
 });
 
 await runCase('reads', async () => {

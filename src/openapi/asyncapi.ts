@@ -200,7 +200,8 @@ const messages: Record<string, Json> = {
   ),
   order: message(
     'order',
-    'One of your orders changed (placed, filled, cancelled, expired)',
+    'One of your orders changed (placed, filled, cancelled, expired, shrunk by an amend; an amend that replaces it ' +
+      'sends the old order cancelled with cancelReason `replaced` and the new one)',
     object(['type', 'channel', 'order'], {
       type: { const: 'order' },
       channel: { const: 'user' },

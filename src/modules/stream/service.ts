@@ -86,14 +86,16 @@ export class StreamService {
       }
       await this.notifyUsers(trx, [...notices.values()]);
     });
-    trading.onOrdersEnded(async (trx, orders) => {
+    const ordersChanged = async (trx: Parameters<StreamRepository['notify']>[0], orders: OrderRow[]) => {
       const byUser = new Map<number, OrderRow[]>();
       for (const order of orders) byUser.set(order.user_id, [...(byUser.get(order.user_id) ?? []), order]);
       await this.notifyUsers(
         trx,
         [...byUser].map(([userId, own]) => ({ userId, orders: own.map(orderEvent), fills: [] })),
       );
-    });
+    };
+    trading.onOrdersEnded(ordersChanged);
+    trading.onOrdersAmended(ordersChanged);
   }
 
   /** Announces each change to a market's discussion (posts, likes, comments, removals) on its event channel. */
