@@ -214,8 +214,15 @@ describe('market page in a browser', () => {
     await expect.poll(() => ticket().getByLabel('Limit price (¢)').inputValue()).toBe(price);
 
     await ticket().getByRole('radio', { name: 'Sell' }).check();
-    const held = await ticket().getByTestId('shares-held').textContent();
+    // The holdings are read again a moment after each order: the ticket comes to show what the service holds.
+    const { optionId } = await optionOf(LIVE_MARKET);
+    const positions = await call<{
+      data: { optionId: string; side: string; quantity: number; reservedQuantity: number }[];
+    }>('GET', '/api/positions', trader.token);
+    const position = positions.data.find((p) => p.optionId === optionId && p.side === 'YES');
+    const held = String((position?.quantity ?? 0) - (position?.reservedQuantity ?? 0));
     expect(Number(held)).toBeGreaterThan(100);
+    await expect.poll(() => ticket().getByTestId('shares-held').textContent()).toBe(held);
     await ticket().getByRole('button', { name: 'Max' }).click();
     await expect.poll(() => ticket().getByLabel('Shares').inputValue()).toBe(held);
     await ticket().getByRole('radio', { name: 'Buy' }).check();
