@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { type AccountRef, accountKey, type JournalEntry, normaliseEntry } from '../../exchange/ledger.js';
+import { numberArray } from '../../platform/db/arrays.js';
 import type { DB } from '../../platform/db/schema.js';
 import type { Queryable, Tx } from '../../platform/db/types.js';
 import { InsufficientFundsError } from '../../platform/errors.js';
@@ -98,7 +99,7 @@ export class LedgerRepository {
       ),
       balances AS (
         UPDATE ledger_accounts SET balance = balance + v.delta
-        FROM unnest(${changed.map(([id]) => id)}::bigint[], ${changed.map(([, delta]) => delta)}::bigint[])
+        FROM unnest(${numberArray(changed.map(([id]) => id))}::bigint[], ${numberArray(changed.map(([, delta]) => delta))}::bigint[])
           AS v(id, delta)
         WHERE ledger_accounts.id = v.id
       ),
@@ -107,15 +108,15 @@ export class LedgerRepository {
         OVERRIDING SYSTEM VALUE
         SELECT entry_ids.id, v.kind, v.memo, v.user_id, v.ref_type, v.ref_id
         FROM unnest(${normalised.map((e) => e.kind)}::text[], ${normalised.map((e) => e.memo)}::text[],
-          ${normalised.map((e) => e.userId ?? null)}::bigint[], ${normalised.map((e) => e.ref?.type ?? null)}::text[],
-          ${normalised.map((e) => e.ref?.id ?? null)}::bigint[])
+          ${numberArray(normalised.map((e) => e.userId ?? null))}::bigint[], ${normalised.map((e) => e.ref?.type ?? null)}::text[],
+          ${numberArray(normalised.map((e) => e.ref?.id ?? null))}::bigint[])
           WITH ORDINALITY AS v(kind, memo, user_id, ref_type, ref_id, ord)
         JOIN entry_ids USING (ord)
       )
       INSERT INTO postings (entry_id, account_id, amount)
       SELECT entry_ids.id, v.account_id, v.amount
-      FROM unnest(${lines.map((l) => l.entry)}::int[], ${lines.map((l) => l.account)}::bigint[],
-        ${lines.map((l) => l.amount)}::bigint[]) AS v(ord, account_id, amount)
+      FROM unnest(${numberArray(lines.map((l) => l.entry))}::int[], ${numberArray(lines.map((l) => l.account))}::bigint[],
+        ${numberArray(lines.map((l) => l.amount))}::bigint[]) AS v(ord, account_id, amount)
       JOIN entry_ids USING (ord)`.execute(trx);
   }
 

@@ -30,16 +30,15 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
 }
 
 /** One part of a many-part answer: its own answer, or its error in the shape and status it would have had alone. */
-function partOf<T>(
+function partOf(
   outcome: { result: unknown } | { error: unknown },
-  name: 'order',
   status: number,
   log: FastifyRequest['log'],
 ) {
-  if ('result' in outcome) return { status, [name]: outcome.result as T, error: null };
+  if ('result' in outcome) return { status, order: outcome.result };
   const { status: failed, body } = toErrorResponse(outcome.error);
   if (failed >= 500 && failed !== 503) log.error({ err: outcome.error }, 'a part of a request failed');
-  return { status: failed, [name]: null, error: body };
+  return { status: failed, error: body };
 }
 
 /**
@@ -92,8 +91,8 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
       if (replayed) reply.header('idempotent-replayed', 'true');
       const data = outcomes.map((outcome) =>
         'result' in outcome
-          ? { status: outcome.result.status, order: outcome.result.body, error: null }
-          : partOf(outcome, 'order', 201, request.log),
+          ? { status: outcome.result.status, order: outcome.result.body }
+          : partOf(outcome, 201, request.log),
       );
       return { data } as never;
     },
@@ -119,7 +118,7 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
       const outcomes = await trading.cancelOrders(currentUser(request).userId, ids);
       const data = outcomes.map((outcome, index) => ({
         orderId: String(ids[index]),
-        ...partOf(outcome, 'order', 200, request.log),
+        ...partOf(outcome, 200, request.log),
       }));
       return { data } as never;
     },

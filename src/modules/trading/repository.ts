@@ -4,6 +4,7 @@ import type { TradeRecord } from '../../exchange/execution.js';
 import type { BookSide } from '../../exchange/order-book.js';
 import type { OrderState } from '../../exchange/orders.js';
 import type { PositionState } from '../../exchange/positions.js';
+import { booleanArray, numberArray } from '../../platform/db/arrays.js';
 import type {
   EventStatus,
   OrderStatus,
@@ -250,13 +251,13 @@ export class TradingRepository {
         SELECT v.id, v.user_id, v.option_id, v.kind, v.side, v.action, v.price_cents, v.book_side, v.book_price,
           v.quantity, v.filled_quantity, v.reserved_cents, v.status, v.cancel_reason, v.client_order_id, v.expires_at,
           v.time_in_force, v.post_only, v.placed_by, v.replaces_order_id, v.created_at, v.created_at
-        FROM unnest(${order('id')}::bigint[], ${order('userId')}::bigint[], ${order('optionId')}::bigint[],
-          ${order('kind')}::text[], ${order('side')}::text[], ${order('action')}::text[], ${order('priceCents')}::int[],
-          ${order('bookSide')}::text[], ${order('bookPrice')}::int[], ${order('quantity')}::bigint[],
-          ${order('filledQuantity')}::bigint[], ${order('reservedCents')}::bigint[], ${order('status')}::text[],
+        FROM unnest(${numberArray(order('id'))}::bigint[], ${numberArray(order('userId'))}::bigint[], ${numberArray(order('optionId'))}::bigint[],
+          ${order('kind')}::text[], ${order('side')}::text[], ${order('action')}::text[], ${numberArray(order('priceCents'))}::int[],
+          ${order('bookSide')}::text[], ${numberArray(order('bookPrice'))}::int[], ${numberArray(order('quantity'))}::bigint[],
+          ${numberArray(order('filledQuantity'))}::bigint[], ${numberArray(order('reservedCents'))}::bigint[], ${order('status')}::text[],
           ${order('cancelReason')}::text[], ${order('clientOrderId')}::text[], ${order('expiresAt')}::timestamptz[],
-          ${order('timeInForce')}::text[], ${order('postOnly')}::boolean[], ${order('placedBy')}::text[],
-          ${order('replacesOrderId')}::bigint[], ${order('createdAt')}::timestamptz[])
+          ${order('timeInForce')}::text[], ${booleanArray(order('postOnly'))}::boolean[], ${order('placedBy')}::text[],
+          ${numberArray(order('replacesOrderId'))}::bigint[], ${order('createdAt')}::timestamptz[])
           AS v(id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
             filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, time_in_force,
             post_only, placed_by, replaces_order_id, created_at)
@@ -265,9 +266,9 @@ export class TradingRepository {
         INSERT INTO fills (id, option_id, yes_price, quantity, kind, taker_order_id, maker_order_id)
         OVERRIDING SYSTEM VALUE
         SELECT fill_ids.id, v.option_id, v.yes_price, v.quantity, v.kind, v.taker, v.maker
-        FROM unnest(${fills.map((f) => f.optionId)}::bigint[], ${fills.map((f) => f.yesPrice)}::int[],
-          ${fills.map((f) => f.quantity)}::bigint[], ${fills.map((f) => f.kind)}::text[],
-          ${fills.map((f) => f.takerOrderId)}::bigint[], ${fills.map((f) => f.makerOrderId)}::bigint[])
+        FROM unnest(${numberArray(fills.map((f) => f.optionId))}::bigint[], ${numberArray(fills.map((f) => f.yesPrice))}::int[],
+          ${numberArray(fills.map((f) => f.quantity))}::bigint[], ${fills.map((f) => f.kind)}::text[],
+          ${numberArray(fills.map((f) => f.takerOrderId))}::bigint[], ${numberArray(fills.map((f) => f.makerOrderId))}::bigint[])
           WITH ORDINALITY AS v(option_id, yes_price, quantity, kind, taker, maker, ord)
         JOIN fill_ids USING (ord)
       ),
@@ -276,10 +277,10 @@ export class TradingRepository {
           fee_cents, liquidity)
         SELECT v.option_id, ${eventId}::bigint, fill_ids.id, v.order_id, v.user_id, v.side, v.action,
           v.quantity, v.price_cents, v.fee_cents, v.liquidity
-        FROM unnest(${trades.map((t) => t.fillIndex + 1)}::int[],
-          ${trades.map((t) => (fills[t.fillIndex] as DecidedFill).optionId)}::bigint[], ${trade('orderId')}::bigint[],
-          ${trade('userId')}::bigint[], ${trade('side')}::text[], ${trade('action')}::text[],
-          ${trade('quantity')}::bigint[], ${trade('priceCents')}::int[], ${trade('feeCents')}::bigint[],
+        FROM unnest(${numberArray(trades.map((t) => t.fillIndex + 1))}::int[],
+          ${numberArray(trades.map((t) => (fills[t.fillIndex] as DecidedFill).optionId))}::bigint[], ${numberArray(trade('orderId'))}::bigint[],
+          ${numberArray(trade('userId'))}::bigint[], ${trade('side')}::text[], ${trade('action')}::text[],
+          ${numberArray(trade('quantity'))}::bigint[], ${numberArray(trade('priceCents'))}::int[], ${numberArray(trade('feeCents'))}::bigint[],
           ${trade('liquidity')}::text[])
           WITH ORDINALITY AS v(fill_ord, option_id, order_id, user_id, side, action, quantity, price_cents, fee_cents,
             liquidity, ord)
@@ -290,19 +291,19 @@ export class TradingRepository {
       changed_orders AS (
         UPDATE orders SET quantity = v.quantity, filled_quantity = v.filled, reserved_cents = v.reserved,
           status = v.status, cancel_reason = coalesce(v.reason, orders.cancel_reason), updated_at = now()
-        FROM unnest(${changedOrders.map((o) => o.id)}::bigint[], ${changedOrders.map((o) => o.quantity)}::bigint[],
-          ${changedOrders.map((o) => o.filledQuantity)}::bigint[], ${changedOrders.map((o) => o.reservedCents)}::bigint[],
+        FROM unnest(${numberArray(changedOrders.map((o) => o.id))}::bigint[], ${numberArray(changedOrders.map((o) => o.quantity))}::bigint[],
+          ${numberArray(changedOrders.map((o) => o.filledQuantity))}::bigint[], ${numberArray(changedOrders.map((o) => o.reservedCents))}::bigint[],
           ${changedOrders.map((o) => o.status)}::text[], ${changedOrders.map((o) => o.cancelReason)}::text[])
           AS v(id, quantity, filled, reserved, status, reason)
         WHERE orders.id = v.id
       ),
       changed_positions AS (
         INSERT INTO positions (option_id, user_id, side, quantity, reserved_quantity, cost_cents, realized_pnl_cents)
-        SELECT * FROM unnest(${positions.map((p) => p.optionId)}::bigint[], ${positions.map((p) => p.userId)}::bigint[],
-          ${positions.map((p) => p.side)}::text[], ${positions.map((p) => p.state.quantity)}::bigint[],
-          ${positions.map((p) => p.state.reservedQuantity)}::bigint[],
-          ${positions.map((p) => p.state.costCents)}::bigint[],
-          ${positions.map((p) => p.state.realizedPnlCents)}::bigint[])
+        SELECT * FROM unnest(${numberArray(positions.map((p) => p.optionId))}::bigint[], ${numberArray(positions.map((p) => p.userId))}::bigint[],
+          ${positions.map((p) => p.side)}::text[], ${numberArray(positions.map((p) => p.state.quantity))}::bigint[],
+          ${numberArray(positions.map((p) => p.state.reservedQuantity))}::bigint[],
+          ${numberArray(positions.map((p) => p.state.costCents))}::bigint[],
+          ${numberArray(positions.map((p) => p.state.realizedPnlCents))}::bigint[])
         ON CONFLICT (user_id, option_id, side) DO UPDATE SET quantity = excluded.quantity,
           reserved_quantity = excluded.reserved_quantity, cost_cents = excluded.cost_cents,
           realized_pnl_cents = excluded.realized_pnl_cents, updated_at = now()
@@ -314,11 +315,11 @@ export class TradingRepository {
           volume_cents = options.volume_cents + v.traded_cents, amm_cash_cents = options.amm_cash_cents + v.house_cash,
           last_yes_price = coalesce(v.last_price, options.last_yes_price),
           book_version = options.book_version + CASE WHEN v.bump THEN 1 ELSE 0 END
-        FROM unnest(${option('optionId')}::bigint[], ${option('ammYesShares')}::bigint[],
-          ${option('ammNoShares')}::bigint[], ${option('poolYesShares')}::bigint[], ${option('poolNoShares')}::bigint[],
-          ${option('pairsMinted')}::bigint[], ${option('pairsMerged')}::bigint[], ${option('volumeShares')}::bigint[],
-          ${option('volumeCents')}::bigint[], ${option('houseCashCents')}::bigint[], ${option('lastYesPrice')}::int[],
-          ${option('bookChanged')}::boolean[])
+        FROM unnest(${numberArray(option('optionId'))}::bigint[], ${numberArray(option('ammYesShares'))}::bigint[],
+          ${numberArray(option('ammNoShares'))}::bigint[], ${numberArray(option('poolYesShares'))}::bigint[], ${numberArray(option('poolNoShares'))}::bigint[],
+          ${numberArray(option('pairsMinted'))}::bigint[], ${numberArray(option('pairsMerged'))}::bigint[], ${numberArray(option('volumeShares'))}::bigint[],
+          ${numberArray(option('volumeCents'))}::bigint[], ${numberArray(option('houseCashCents'))}::bigint[], ${numberArray(option('lastYesPrice'))}::int[],
+          ${booleanArray(option('bookChanged'))}::boolean[])
           AS v(id, amm_yes, amm_no, pool_yes, pool_no, minted, merged, traded_shares, traded_cents, house_cash,
             last_price, bump)
         WHERE options.id = v.id

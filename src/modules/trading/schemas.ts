@@ -268,15 +268,20 @@ export const ConversionView = Type.Object({
 
 const ErrorRef = Type.Ref('ApiError');
 
-/** What one order of a batch, or one cancel of many, came to: its answer, or its error. */
-function itemResult<T extends Parameters<typeof Nullable>[0]>(answer: T, name: string, description: string) {
+/**
+ * What one order of a batch, or one cancel of many, came to: its answer, or its error, never both (optional rather
+ * than nullable, so that an answer is serialised without testing which of two shapes it has).
+ */
+function itemResult<T extends TSchema>(answer: T, name: string, description: string) {
   return Type.Object(
     {
       status: Type.Integer({
         description: 'The HTTP status this part would have had alone (201/200, 4xx, 503)',
       }),
-      [name]: Nullable(answer),
-      error: Type.Union([ErrorRef, Type.Null()], { description: 'Why it failed (null when it did not)' }),
+      [name]: Type.Optional(answer),
+      error: Type.Optional(
+        Type.Unsafe<unknown>({ ...ErrorRef, description: 'Why it failed (absent when it did not)' }),
+      ),
     } as Record<string, TSchema>,
     { description },
   );
