@@ -2517,9 +2517,8 @@ export interface components {
         };
         /** @description One order of a batch: `order` when it was placed (status 201), else `error` */
         BatchOrderResult: {
-            /** @description Why it failed (null when it did not) */
-            error: components["schemas"]["ApiError"] | null;
-            order: components["schemas"]["PlacedOrder"] | null;
+            error?: components["schemas"]["ApiError"];
+            order?: components["schemas"]["PlacedOrder"];
             /** @description The HTTP status this part would have had alone (201/200, 4xx, 503) */
             status: number;
         };
@@ -2551,9 +2550,8 @@ export interface components {
             data: components["schemas"]["Order"][];
         };
         CancelOrderResult: {
-            /** @description Why it failed (null when it did not) */
-            error: components["schemas"]["ApiError"] | null;
-            order: components["schemas"]["Order"] | null;
+            error?: components["schemas"]["ApiError"];
+            order?: components["schemas"]["Order"];
             /** @description Numeric id as a string */
             orderId: string;
             /** @description The HTTP status this part would have had alone (201/200, 4xx, 503) */
