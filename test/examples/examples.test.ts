@@ -1,20 +1,36 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { createTestApp, expectInvariants, type TestApp } from '../support/app.js';
-import { ADMIN_EMAIL, createMarket, marketTrade } from '../support/exchange.js';
+import { ADMIN_EMAIL, createMarket, limitOrder, marketTrade } from '../support/exchange.js';
 import { bearer, newUser, type TestUser } from '../support/factories.js';
 
 /** The examples of the README, run as their own processes against the service listening on a real port. */
 
 type Line = Record<string, unknown> & { event: string };
 
+async function until<T>(
+  what: string,
+  find: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 class Example {
   readonly lines: Line[] = [];
-  private readonly exited: Promise<number | null>;
+  readonly exited: Promise<number | null>;
 
   constructor(
     readonly child: ChildProcess,
@@ -39,18 +55,17 @@ class Example {
   }
 
   async waitFor(match: (line: Line) => boolean, timeoutMs = 20_000): Promise<Line> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.lines.find(match);
-      if (found) return found;
-      if (Date.now() > deadline)
-        throw new Error(`${this.name}: nothing matched in ${JSON.stringify(this.lines)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    try {
+      return await until('a line', () => this.lines.find(match), timeoutMs);
+    } catch {
+      throw new Error(`${this.name}: nothing matched in ${JSON.stringify(this.lines)}`);
     }
   }
 
-  count(event: string): number {
-    return this.lines.filter((line) => line.event === event).length;
+  /** Its lines of one event, after the line `after` (if given). */
+  events(event: string, after?: Line): Line[] {
+    const from = after ? this.lines.indexOf(after) + 1 : 0;
+    return this.lines.slice(from).filter((line) => line.event === event);
   }
 
   stop(): Promise<number | null> {
@@ -59,32 +74,149 @@ class Example {
   }
 }
 
+interface Rung {
+  side: 'bid' | 'ask';
+  priceCents: number;
+  quantity: number;
+}
+interface OrderView {
+  id: string;
+  optionId: string;
+  side: 'YES' | 'NO';
+  priceCents: number;
+  quantity: number;
+  remainingQuantity: number;
+  status: string;
+  cancelReason: string | null;
+  clientOrderId: string | null;
+  postOnly: boolean;
+  replacesOrderId: string | null;
+}
+interface HeartbeatView {
+  armed: boolean;
+  timeoutSeconds: number | null;
+  lastBeatAt: string | null;
+  expiresAt: string | null;
+  firedAt: string | null;
+  cancelledOrders: number;
+}
+
 let t: TestApp;
 let baseUrl: string;
 let admin: TestUser;
 const running: Example[] = [];
+const sockets: WebSocket[] = [];
+/** The order budget of the service: tight, so that the bot meets 429 ORDER_RATE_LIMITED and has to wait. */
+const ORDER_RATE_LIMIT = 12;
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { ADMIN_EMAIL } });
+  t = await createTestApp({
+    env: {
+      ADMIN_EMAIL,
+      // The jobs run as in production, the dead man's switches checked every 200 ms.
+      JOBS_ENABLED: 'true',
+      HEARTBEAT_CHECK_MS: '200',
+      ORDER_RATE_LIMIT: String(ORDER_RATE_LIMIT),
+      ORDER_RATE_WINDOW_MS: '3000',
+    },
+  });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   admin = await newUser(t.app, { email: ADMIN_EMAIL });
 });
 afterAll(async () => {
   for (const example of running) example.child.kill('SIGKILL');
+  for (const socket of sockets) socket.close();
   await expectInvariants(t.database);
   await t.close();
 });
 
+/** A user with an API key: the bot trades with the key, so that the test can see the key's dead man's switch. */
+async function newBotAccount(): Promise<TestUser & { apiKey: string }> {
+  const user = await newUser(t.app);
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/me/api-keys',
+    headers: bearer(user.token),
+    payload: { name: 'market maker' },
+  });
+  expect(created.statusCode).toBe(201);
+  return { ...user, apiKey: created.json().key };
+}
+
+async function ordersOf(token: string, status: 'open' | 'history', optionId: string): Promise<OrderView[]> {
+  const res = await t.app.inject({
+    url: `/api/limit-orders?status=${status}&limit=100`,
+    headers: bearer(token),
+  });
+  expect(res.statusCode).toBe(200);
+  return (res.json().data as OrderView[]).filter((order) => order.optionId === optionId);
+}
+
+async function heartbeatOf(token: string): Promise<HeartbeatView> {
+  const res = await t.app.inject({ url: '/api/heartbeat', headers: bearer(token) });
+  expect(res.statusCode).toBe(200);
+  return res.json();
+}
+
+/** The YES ladder as the bot's open orders make it: bids (BUY YES) and asks (BUY NO at 100 − the ask), by price. */
+function ladderOf(orders: OrderView[]) {
+  const ofSide = (side: 'YES' | 'NO') =>
+    orders
+      .filter((order) => order.side === side)
+      .map((order) => ({
+        price: side === 'YES' ? order.priceCents : 100 - order.priceCents,
+        quantity: order.remainingQuantity,
+      }))
+      .sort((a, b) => a.price - b.price);
+  return { bids: ofSide('YES'), asks: ofSide('NO') };
+}
+
+const rungs = (prices: number[], quantity: number) => prices.map((price) => ({ price, quantity }));
+
+/** A follower of the option's book channel, as any client of the stream. */
+async function watchBook(optionId: string) {
+  const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/api/stream`);
+  sockets.push(socket);
+  const deltas: { seq: number; levels: Rung[] }[] = [];
+  socket.on('message', (raw) => {
+    const message = JSON.parse(String(raw));
+    if (message.type === 'delta') deltas.push(message);
+  });
+  await once(socket, 'open');
+  socket.send(JSON.stringify({ op: 'subscribe', channel: `book:${optionId}` }));
+  await once(socket, 'message');
+  return {
+    /** The first book change that put a bid at `bidPrice` on the book. */
+    changePlacing: (bidPrice: number) =>
+      until(`a delta placing a bid at ${bidPrice}`, () =>
+        deltas.find((delta) =>
+          delta.levels.some(
+            (level) => level.side === 'bid' && level.priceCents === bidPrice && level.quantity > 0,
+          ),
+        ),
+      ),
+  };
+}
+
+/** The YES prices and sizes a book change put on the book, lowest first. */
+const placedBy = (delta: { levels: Rung[] }) =>
+  delta.levels
+    .filter((level) => level.quantity > 0)
+    .map(({ side, priceCents, quantity }) => ({ side, priceCents, quantity }))
+    .sort((a, b) => a.priceCents - b.priceCents);
+
 describe('the examples against a live service', () => {
-  it('the bot quotes both sides, follows its fills, and cancels everything on SIGTERM; the receiver verifies real deliveries', async () => {
+  it('the bot quotes in one batch, amends after a fill, pulls and requotes on a big move, and cancels and disarms on SIGTERM; the receiver verifies real deliveries', async () => {
     // A market without house liquidity, so the bot's quotes are the book.
     const market = await createMarket(t.app, admin.token, {
       options: [{ label: 'Rain', liquidityCents: 0 }],
     });
     const optionId = market.options[0]!.id;
-    const botUser = await newUser(t.app);
+    const bot = await newBotAccount();
     const taker = await newUser(t.app);
+    const whale = await newUser(t.app);
+    const book = await watchBook(optionId);
 
     const receiver = Example.start('examples/webhook-receiver.ts', {
       PMX_URL: baseUrl,
@@ -94,32 +226,98 @@ describe('the examples against a live service', () => {
     running.push(receiver);
     await receiver.waitFor((line) => line.event === 'subscribed');
 
-    const bot = Example.start('examples/market-maker.ts', {
+    const maker = Example.start('examples/market-maker.ts', {
       PMX_URL: baseUrl,
-      PMX_TOKEN: botUser.token,
+      PMX_TOKEN: bot.apiKey,
       PMX_OPTION: optionId,
       PMX_SPREAD_CENTS: '4',
       PMX_SIZE: '10',
+      PMX_LEVELS: '3',
     });
-    running.push(bot);
-    await bot.waitFor((line) => line.event === 'placed' && line.side === 'NO');
-    expect(bot.lines.filter((line) => line.event === 'placed')).toEqual([
-      expect.objectContaining({ side: 'YES', limitPriceCents: 48, status: 'open' }),
-      expect.objectContaining({ side: 'NO', limitPriceCents: 48, status: 'open' }),
-    ]);
+    running.push(maker);
 
-    // A taker buys YES from the bot's ask (its BUY NO at 48 = a YES ask at 52): the bot sees the fill and requotes.
-    const trade = await marketTrade(t.app, taker.token, {
+    // Its first quotes: three levels a side around 50, post-only, in one batch, so one book change carries them all.
+    await maker.waitFor((line) => line.event === 'quoted');
+    const first = await book.changePlacing(48);
+    expect(placedBy(first)).toEqual([
+      { side: 'bid', priceCents: 46, quantity: 10 },
+      { side: 'bid', priceCents: 47, quantity: 10 },
+      { side: 'bid', priceCents: 48, quantity: 10 },
+      { side: 'ask', priceCents: 52, quantity: 10 },
+      { side: 'ask', priceCents: 53, quantity: 10 },
+      { side: 'ask', priceCents: 54, quantity: 10 },
+    ]);
+    const quoted = await ordersOf(bot.token, 'open', optionId);
+    expect(ladderOf(quoted)).toEqual({ bids: rungs([46, 47, 48], 10), asks: rungs([52, 53, 54], 10) });
+    for (const order of quoted) {
+      expect(order).toMatchObject({ postOnly: true, clientOrderId: expect.stringMatching(/^mm-/) });
+    }
+    expect(maker.events('placed')).toHaveLength(6);
+    expect(await heartbeatOf(bot.apiKey)).toMatchObject({ armed: true, timeoutSeconds: 15 });
+
+    // A taker buys 4 YES from its best ask (a BUY NO at 48): it quotes around 52 by amending, not cancel and place.
+    // Short 4, its asks shrink to 9 shares: the one at 54 in place, the others moved up with their bids.
+    const ask54 = quoted.find((order) => order.side === 'NO' && order.priceCents === 46)!;
+    const fill = await marketTrade(t.app, taker.token, {
       optionId,
       side: 'YES',
       action: 'BUY',
       quantity: 4,
       price: 60,
     });
-    expect(trade.statusCode).toBe(201);
-    expect(trade.json()).toMatchObject({ filledQuantity: 4, averagePriceCents: 52 });
-    await bot.waitFor((line) => line.event === 'filled' && line.quantity === 4);
-    await bot.waitFor((line) => line.event === 'placed' && line.limitPriceCents === 100 - 54);
+    expect(fill.json()).toMatchObject({ filledQuantity: 4, averagePriceCents: 52 });
+    await maker.waitFor((line) => line.event === 'filled' && line.quantity === 4);
+    const requoted = await maker.waitFor((line) => line.event === 'quoted' && line.fairCents === 52);
+    const amended = await ordersOf(bot.token, 'open', optionId);
+    expect(ladderOf(amended)).toEqual({ bids: rungs([48, 49, 50], 10), asks: rungs([54, 55, 56], 9) });
+    expect(amended.find((order) => order.id === ask54.id)).toMatchObject({ remainingQuantity: 9 });
+    expect(amended.filter((order) => order.replacesOrderId !== null)).toHaveLength(4);
+    expect(maker.events('amended')).toContainEqual(
+      expect.objectContaining({ orderId: ask54.id, priorityKept: true, remainingQuantity: 9 }),
+    );
+    const replaced = (await ordersOf(bot.token, 'history', optionId)).filter(
+      (order) => order.cancelReason === 'replaced',
+    );
+    expect(replaced).toHaveLength(4);
+    expect(maker.events('placed')).toHaveLength(6);
+    expect(maker.events('cancelled')).toEqual([]);
+    expect(requoted).toMatchObject({ positionShares: -4 });
+
+    // A big buyer sweeps its asks and a whale's ask at 65 behind them: the price runs 13 cents, so it pulls
+    // everything with one cancel-all and quotes around 65 in one batch (short 31: its asks shrink to 6).
+    const whaleAsk = await limitOrder(t.app, whale.token, {
+      optionId,
+      side: 'NO',
+      action: 'BUY',
+      quantity: 10,
+      price: 35,
+    });
+    expect(whaleAsk.statusCode).toBe(201);
+    const sweep = await marketTrade(t.app, taker.token, {
+      optionId,
+      side: 'YES',
+      action: 'BUY',
+      quantity: 37,
+      price: 70,
+    });
+    expect(sweep.json()).toMatchObject({ filledQuantity: 37 });
+    const pulled = await maker.waitFor((line) => line.event === 'pulled' && line.reason === 'price');
+    expect(pulled).toMatchObject({ toCents: 65, cancelledCount: expect.any(Number) });
+    expect(pulled.cancelledCount).toBeGreaterThanOrEqual(3);
+    await maker.waitFor((line) => line.event === 'quoted' && line.fairCents === 65);
+    expect(ladderOf(await ordersOf(bot.token, 'open', optionId))).toEqual({
+      bids: rungs([61, 62, 63], 10),
+      asks: rungs([67, 68, 69], 6),
+    });
+    expect(placedBy(await book.changePlacing(63))).toEqual([
+      { side: 'bid', priceCents: 61, quantity: 10 },
+      { side: 'bid', priceCents: 62, quantity: 10 },
+      { side: 'bid', priceCents: 63, quantity: 10 },
+      { side: 'ask', priceCents: 67, quantity: 6 },
+      { side: 'ask', priceCents: 68, quantity: 6 },
+      { side: 'ask', priceCents: 69, quantity: 6 },
+    ]);
+    expect(maker.events('placed', pulled)).toHaveLength(6);
 
     // The taker's events go out as signed webhooks; the receiver verifies each with standardwebhooks.
     await t.app.jobs.runNow('webhooks.deliver');
@@ -146,16 +344,83 @@ describe('the examples against a live service', () => {
     expect(forged.status).toBe(400);
     await receiver.waitFor((line) => line.event === 'rejected');
 
-    // SIGTERM: the bot cancels what it has open and exits; nothing of it rests on the book.
-    expect(await bot.stop()).toBe(0);
-    expect(bot.count('stopped')).toBe(1);
-    expect(bot.count('cancelled')).toBeGreaterThanOrEqual(2);
-    const open = await t.app.inject({
-      method: 'GET',
-      url: '/api/limit-orders?status=open',
-      headers: bearer(botUser.token),
-    });
-    expect(open.json().data).toEqual([]);
+    // SIGTERM: it cancels its orders with one cancel-all, disarms its switch and exits 0.
+    expect(await maker.stop()).toBe(0);
+    expect(maker.events('stopped')).toHaveLength(1);
+    expect(maker.events('cancelled').at(-1)).toMatchObject({ cancelledCount: 6 });
+    expect(await ordersOf(bot.token, 'open', optionId)).toEqual([]);
+    expect(await heartbeatOf(bot.apiKey)).toMatchObject({ armed: false, firedAt: null });
     await receiver.stop();
+  });
+
+  it('the bot waits out the order budget, and killed with SIGKILL leaves its orders to the dead man’s switch', async () => {
+    const market = await createMarket(t.app, admin.token, {
+      options: [{ label: 'Snow', liquidityCents: 0 }],
+    });
+    const optionId = market.options[0]!.id;
+    const elsewhere = (await createMarket(t.app, admin.token)).options[0]!.id;
+    const bot = await newBotAccount();
+    const taker = await newUser(t.app);
+    const maker = Example.start('examples/market-maker.ts', {
+      PMX_URL: baseUrl,
+      PMX_TOKEN: bot.apiKey,
+      PMX_OPTION: optionId,
+      PMX_HEARTBEAT_SECONDS: '5',
+    });
+    running.push(maker);
+    await maker.waitFor((line) => line.event === 'quoted');
+    expect(await heartbeatOf(bot.apiKey)).toMatchObject({ armed: true, timeoutSeconds: 5 });
+
+    // The order budget is the user's, whatever the credential: its web session spends the rest of it elsewhere.
+    let spent: Awaited<ReturnType<typeof limitOrder>> | undefined;
+    let placedElsewhere = 0;
+    for (let i = 0; i < 2 * ORDER_RATE_LIMIT && !spent; i++) {
+      const order = await limitOrder(t.app, bot.token, {
+        optionId: elsewhere,
+        side: 'YES',
+        action: 'BUY',
+        quantity: 1,
+        price: 1,
+      });
+      if (order.statusCode === 429) spent = order;
+      else placedElsewhere += 1;
+    }
+    expect(spent?.json()).toMatchObject({ code: 'ORDER_RATE_LIMITED' });
+
+    // A fill: its amends are refused 429 until the window turns; it waits the Retry-After and amends then.
+    await marketTrade(t.app, taker.token, { optionId, side: 'YES', action: 'BUY', quantity: 4, price: 60 });
+    const waited = await maker.waitFor((line) => line.event === 'retrying' && line.request === 'amend');
+    expect(waited).toMatchObject({
+      status: 429,
+      code: 'ORDER_RATE_LIMITED',
+      retryAfterSeconds: expect.any(Number),
+    });
+    await maker.waitFor((line) => line.event === 'quoted' && line.fairCents === 52);
+    expect(maker.events('amended', waited).length).toBeGreaterThan(0);
+    const resting = await ordersOf(bot.token, 'open', optionId);
+    expect(resting).toHaveLength(6);
+
+    // SIGKILL: nothing of the bot is left to cancel; its switch does, once its last heartbeat is 5 s old.
+    maker.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await maker.exited;
+    await until('the switch to cancel the orders', async () =>
+      (await ordersOf(bot.token, 'open', optionId)).length === 0 ? true : undefined,
+    );
+    expect(Date.now() - killedAt).toBeLessThan(6_000 + 500);
+    const fired = await heartbeatOf(bot.apiKey);
+    expect(fired).toMatchObject({ armed: false, cancelledOrders: 6 });
+    const lapse = Date.parse(fired.firedAt!) - (Date.parse(fired.lastBeatAt!) + 5_000);
+    expect(lapse).toBeGreaterThanOrEqual(0);
+    expect(lapse).toBeLessThan(1_000);
+    const history = await ordersOf(bot.token, 'history', optionId);
+    for (const order of resting) {
+      expect(history.find((ended) => ended.id === order.id)).toMatchObject({
+        status: 'cancelled',
+        cancelReason: 'heartbeat_lapsed',
+      });
+    }
+    // The switch covers only what the bot's key placed: the orders of the web session rest on.
+    expect(await ordersOf(bot.token, 'open', elsewhere)).toHaveLength(placedElsewhere);
   });
 });
