@@ -408,7 +408,7 @@ class MarketMaker {
       const { side, limitPriceCents, quantity, clientOrderId } = orders[index]!;
       if (!order) {
         // Not sent again until there is news: the book would most likely refuse it the same way.
-        reportRefusal('place', refusal ?? undefined, { side, limitPriceCents, clientOrderId });
+        reportRefusal('place', refusal, { side, limitPriceCents, clientOrderId });
         continue;
       }
       this.quotes.update(order);
@@ -461,7 +461,7 @@ class MarketMaker {
     if (!data) return reportRefusal('cancel', error, { orderIds });
     for (const { orderId, order, error: refusal } of data.data) {
       if (!order) {
-        reportRefusal('cancel', refusal ?? undefined, { orderId });
+        reportRefusal('cancel', refusal, { orderId });
         continue;
       }
       this.quotes.update(order);
