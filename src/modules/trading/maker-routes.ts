@@ -114,10 +114,11 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const ids = request.body.orderIds.map(Number);
-      const outcomes = await trading.cancelOrders(currentUser(request).userId, ids);
+      const { orderIds } = request.body;
+      const outcomes = await trading.cancelOrders(currentUser(request).userId, orderIds.map(Number));
+      // Each id as it was sent: a number past 2^53 would not print back the same.
       const data = outcomes.map((outcome, index) => ({
-        orderId: String(ids[index]),
+        orderId: orderIds[index],
         ...partOf(outcome, 200, request.log),
       }));
       return { data } as never;
