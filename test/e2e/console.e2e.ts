@@ -250,6 +250,97 @@ describe('operators’ console and trader screens in a browser', () => {
     expect(decided.body.data).toHaveLength(1);
   });
 
+  it('lets the admin create an exclusive event with a catch-all, resolve it with one winner, and correct the winner on a dispute', async () => {
+    await ops.getByRole('link', { name: 'Events', exact: true }).click();
+    await ops.getByLabel('Title', { exact: true }).fill('Who wins the console league?');
+    await ops.getByLabel('Category').fill('cricket');
+    await ops.getByLabel('Option 1 label').fill('Mumbai');
+    await ops.getByRole('button', { name: 'Add an option' }).click();
+    await ops.getByLabel('Option 2 label').fill('Chennai');
+    await ops.getByRole('checkbox', { name: /^Exactly one option wins/ }).check();
+    // One maker for the whole market, a starting chance per option, and a catch-all suggested.
+    expect(await ops.getByLabel('Option 1 liquidity (credits)').count()).toBe(0);
+    await ops.getByLabel(/^House liquidity of the market/).fill('500');
+    await expect.poll(() => ops.getByTestId('catch-all').textContent()).toContain('Any other team');
+    await ops.getByRole('button', { name: /Add a catch-all option/ }).click();
+    await expect.poll(() => ops.getByLabel('Option 3 label').inputValue()).toBe('Any other outcome');
+    await ops.keyboard.type('team');
+    expect(await ops.getByLabel('Option 3 label').inputValue()).toBe('Any other team');
+    expect(await ops.getByTestId('catch-all').count()).toBe(0);
+    await ops.getByLabel('Option 1 starting chance (%)').fill('50');
+    expect(await ops.getByTestId('exclusive-problem').textContent()).toBe(
+      'Give every option a starting chance, or none for even odds.',
+    );
+    expect(await ops.getByRole('button', { name: 'Create event' }).isDisabled()).toBe(true);
+    await ops.getByLabel('Option 2 starting chance (%)').fill('40');
+    await ops.getByLabel('Option 3 starting chance (%)').fill('10');
+    await ops.getByRole('checkbox', { name: /^Open for trading at once/ }).check();
+    await shot(ops, 'exclusive-create');
+    await ops.getByRole('button', { name: 'Create event' }).click();
+    await ops.waitForURL(/\/admin\/events\/\d+$/);
+    const id = new URL(ops.url()).pathname.split('/').pop() ?? '';
+    await expect.poll(() => ops.getByTestId('event-kind').textContent()).toContain('500.00 credits');
+    const created = await call<{
+      slug: string;
+      exclusive: boolean;
+      houseLiquidityCents: number;
+      options: { id: string; label: string; probabilityBps: number }[];
+    }>('GET', `/api/admin/events/${id}`, admin.token);
+    expect(created.body.exclusive).toBe(true);
+    expect(created.body.houseLiquidityCents).toBe(50_000);
+    // The maker opens at those chances, to the nearest whole share of its inventory.
+    expect(created.body.options.map((o) => [o.label, Math.round(o.probabilityBps / 100)])).toEqual([
+      ['Mumbai', 50],
+      ['Chennai', 40],
+      ['Any other team', 10],
+    ]);
+    const mumbai = created.body.options[0]!;
+    const buy = await call('POST', '/api/trades', trader.token, {
+      optionId: mumbai.id,
+      side: 'YES',
+      action: 'BUY',
+      quantity: 5,
+      priceCents: 90,
+    });
+    expect(buy.status).toBe(201);
+
+    // Resolving offers one winner (or none), never an outcome per option.
+    await ops.reload();
+    expect(await ops.getByLabel(/^Outcome of/).count()).toBe(0);
+    const resolve = ops.getByRole('group', { name: /^Resolve: the one winner/ });
+    await resolve.getByRole('radio', { name: 'Chennai wins' }).check();
+    await ops.getByRole('button', { name: 'Resolve' }).click();
+    await expect
+      .poll(() => ops.getByRole('alertdialog').textContent())
+      .toContain('Chennai wins: Chennai YES, and NO for Mumbai, Any other team.');
+    await shot(ops, 'exclusive-resolve');
+    await ops.getByRole('alertdialog').getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => ops.getByTestId('settlement-preview').isVisible()).toBe(true);
+    const outcomes = async () =>
+      (
+        await call<{ options: { resolution: string }[] }>('GET', `/api/admin/events/${id}`, admin.token)
+      ).body.options.map((o) => o.resolution);
+    expect(await outcomes()).toEqual(['NO', 'YES', 'NO']);
+
+    // The holder disputes; upholding it names the corrected winner, as the API takes it.
+    await desk.goto(`/markets/${created.body.slug}`);
+    await desk.getByRole('button', { name: 'Dispute the result' }).click();
+    await desk.getByLabel('Why is the result wrong?').fill('Mumbai won the final on the last ball.');
+    await desk.getByRole('button', { name: 'File dispute' }).click();
+    await expect.poll(() => desk.getByText('Dispute filed.').isVisible()).toBe(true);
+    await ops.getByRole('link', { name: 'Disputes' }).click();
+    const dispute = ops.getByTestId('dispute').filter({ hasText: 'last ball' });
+    const winner = dispute.getByRole('group', { name: /^Corrected winner/ });
+    await expect.poll(() => winner.getByRole('radio', { name: 'Chennai wins' }).isChecked()).toBe(true);
+    await winner.getByRole('radio', { name: 'Mumbai wins' }).check();
+    await dispute.getByRole('button', { name: 'Uphold' }).click();
+    await expect
+      .poll(() => ops.getByRole('alertdialog').textContent())
+      .toContain('Mumbai wins: Mumbai YES, and NO for Chennai, Any other team.');
+    await ops.getByRole('alertdialog').getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(outcomes).toEqual(['YES', 'NO', 'NO']);
+  });
+
   it('lets a trader report a user and the admin handle the report', async () => {
     await desk.goto(`/users/${leader.username}`);
     await desk.getByRole('button', { name: 'Report this user' }).click();
@@ -338,7 +429,7 @@ describe('operators’ console and trader screens in a browser', () => {
     await shot(ops, 'suggestions');
     await confirm(ops, 'Approve into a draft event');
     await expect.poll(() => ops.getByText('No suggestions.').isVisible()).toBe(true);
-    await ops.getByRole('link', { name: 'Events' }).click();
+    await ops.getByRole('link', { name: 'Events', exact: true }).click();
     await ops.getByLabel('Status').selectOption('draft');
     await expect
       .poll(() => ops.getByRole('table', { name: 'Events' }).textContent())

@@ -242,19 +242,24 @@ describe('the web app, finding by finding', () => {
     await trade(other, ipl.options[0]!.id, 'YES', 40);
     await trade(other, ipl.options[2]!.id, 'YES', 25);
     await page.goto('/markets/ipl-2027-champion');
+    // The demo's IPL is exclusive, with a catch-all: five options, one winner, each legend line its chance now.
     const legend = page.getByTestId('chart-legend');
-    await expect.poll(() => legend.locator('.legend-item').count()).toBe(4);
+    await expect.poll(() => legend.locator('.legend-item').count()).toBe(5);
     const items = await legend.locator('.legend-item').allTextContents();
     expect(items.map((item) => item.replace(/\s+/g, ' ').trim())).toEqual([
-      expect.stringMatching(/^Mumbai Indians \d+¢$/),
-      expect.stringMatching(/^Chennai Super Kings \d+¢ · house starting price, no trade yet$/),
-      expect.stringMatching(/^Royal Challengers Bengaluru \d+¢$/),
-      expect.stringMatching(/^Kolkata Knight Riders \d+¢ · house starting price, no trade yet$/),
+      expect.stringMatching(/^Mumbai Indians [\d.]+%$/),
+      expect.stringMatching(/^Chennai Super Kings [\d.]+% · no trade yet$/),
+      expect.stringMatching(/^Royal Challengers Bengaluru [\d.]+%$/),
+      expect.stringMatching(/^Kolkata Knight Riders [\d.]+% · no trade yet$/),
+      expect.stringMatching(/^Any other team [\d.]+% · no trade yet$/),
     ]);
+    const chances = items.map((item) => Number.parseFloat(/([\d.]+)%/.exec(item)![1]!));
+    expect(chances.reduce((sum, chance) => sum + chance, 0)).toBeCloseTo(100, 0);
+    expect(await legend.getByTestId('chances-total').textContent()).toMatch(/together 100%$/);
     const colours = await legend
       .locator('.swatch line')
       .evaluateAll((lines) => lines.map((line) => line.getAttribute('stroke')));
-    expect(new Set(colours).size).toBe(4);
+    expect(new Set(colours).size).toBe(5);
     const boxes = await legend
       .locator('.legend-item')
       .evaluateAll((nodes) =>

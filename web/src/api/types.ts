@@ -41,6 +41,8 @@ export type OrderResult = Schemas['PlacedOrder'];
 export type TradeRequest = Schemas['PlaceTradeRequest'];
 export type LimitOrderRequest = Schemas['PlaceLimitOrderRequest'];
 export type Trade = Schemas['Trade'];
+/** A conversion between the shares of an exclusive event's options, as made (201) and as listed. */
+export type Conversion = Answer<'convertShares', 201>;
 export type Position = Schemas['Position'];
 export type Portfolio = Schemas['Portfolio'];
 

@@ -39,6 +39,51 @@ function OpenOption({ option }: { option: OptionSummary }) {
   );
 }
 
+/** An open exclusive event's option: its chance of being the one winner. */
+function ChanceOption({ label, probabilityBps }: { label: string; probabilityBps: number }) {
+  return (
+    <>
+      <span className="option-label">{label}</span>
+      <span className="prob-bar" aria-hidden="true">
+        <span className="prob-fill" style={{ width: `${probabilityBps / 100}%` }} />
+      </span>
+      <span className="prices">
+        <span className="chance" data-testid="card-chance">
+          {formatPercentBps(probabilityBps)}
+        </span>
+      </span>
+      <span className="visually-hidden"> chance</span>
+    </>
+  );
+}
+
+/**
+ * An open exclusive event: its likeliest options with their chances, and the rest together, so what the card
+ * shows always adds up to 100 %.
+ */
+function OneWinnerOptions({ options }: { options: OptionSummary[] }) {
+  const ranked = [...options].sort((a, b) => b.probabilityBps - a.probabilityBps);
+  const shown = ranked.length > SHOWN_OPTIONS + 1 ? ranked.slice(0, SHOWN_OPTIONS) : ranked;
+  const rest = ranked.slice(shown.length);
+  return (
+    <ul className="option-list">
+      {shown.map((option) => (
+        <li key={option.id}>
+          <ChanceOption label={option.label} probabilityBps={option.probabilityBps} />
+        </li>
+      ))}
+      {rest.length > 0 ? (
+        <li className="muted">
+          <ChanceOption
+            label={`${rest.length} other options`}
+            probabilityBps={rest.reduce((sum, option) => sum + option.probabilityBps, 0)}
+          />
+        </li>
+      ) : null}
+    </ul>
+  );
+}
+
 /** An option once trading has stopped: its outcome, or that it awaits one; never a price to trade at. */
 function StoppedOption({ option }: { option: OptionSummary }) {
   return (
@@ -80,19 +125,32 @@ export function MarketCard({ market, footer }: { market: MarketSummary; footer?:
     <article className={`card market-card${open ? '' : ' stopped'}`} data-testid="market-card">
       <div className="market-card-meta">
         <span className="tag">{titleCase(market.category)}</span>
+        {market.exclusive ? (
+          <span className="tag one-winner-tag" title="Exactly one option wins: its chances add up to 100 %">
+            One winner
+          </span>
+        ) : null}
         {open ? null : <StatusTag status={market.status} />}
       </div>
       <h3>
         <Link to={`/markets/${market.slug}`}>{market.title}</Link>
       </h3>
-      <ul className="option-list">
-        {market.options.slice(0, SHOWN_OPTIONS).map((option) => (
-          <li key={option.id}>{open ? <OpenOption option={option} /> : <StoppedOption option={option} />}</li>
-        ))}
-      </ul>
-      {market.options.length > SHOWN_OPTIONS ? (
-        <p className="muted small">+{market.options.length - SHOWN_OPTIONS} more options</p>
-      ) : null}
+      {open && market.exclusive ? (
+        <OneWinnerOptions options={market.options} />
+      ) : (
+        <>
+          <ul className="option-list">
+            {market.options.slice(0, SHOWN_OPTIONS).map((option) => (
+              <li key={option.id}>
+                {open ? <OpenOption option={option} /> : <StoppedOption option={option} />}
+              </li>
+            ))}
+          </ul>
+          {market.options.length > SHOWN_OPTIONS ? (
+            <p className="muted small">+{market.options.length - SHOWN_OPTIONS} more options</p>
+          ) : null}
+        </>
+      )}
       <p className="market-card-foot muted small">
         <span>Volume {formatCredits(volume)}</span>
         <span data-testid="card-state">{stateLine(market)}</span>

@@ -31,9 +31,17 @@ export function OptionsTable({
   onPick: (optionId: string, side: Side) => void;
 }) {
   const tradable = status === 'open';
+  const { exclusive } = market;
+  const totalBps = market.options.reduce((sum, option) => sum + option.probabilityBps, 0);
   return (
     <section className="card area-options" aria-labelledby="options-heading">
       <h2 id="options-heading">Options</h2>
+      {exclusive ? (
+        <p className="one-winner small" data-testid="one-winner">
+          <span className="tag">One winner</span> Exactly one option wins: one market, whose chances add up to
+          100 %.
+        </p>
+      ) : null}
       <TableScroll label="Options table">
         <table className="data options-table">
           <thead>
@@ -41,7 +49,9 @@ export function OptionsTable({
               <th scope="col">Option</th>
               <th scope="col">{tradable ? 'Chance' : 'Outcome'}</th>
               {tradable ? <th scope="col">Buy</th> : null}
-              <th scope="col">Volume</th>
+              <th scope="col" className="col-volume">
+                Volume
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -63,6 +73,8 @@ export function OptionsTable({
                   <td data-testid="option-chance">
                     {option.resolution ? (
                       <Outcome resolution={option.resolution} />
+                    ) : tradable && exclusive ? (
+                      formatPercentBps(option.probabilityBps)
                     ) : tradable ? (
                       option.lastYesPriceCents === null && option.houseLiquidityCents === 0 ? (
                         <span className="muted">No trade yet</span>
@@ -103,14 +115,32 @@ export function OptionsTable({
                       })}
                     </td>
                   ) : null}
-                  <td>{formatCredits(option.volumeCents)}</td>
+                  <td className="col-volume">{formatCredits(option.volumeCents)}</td>
                 </tr>
               );
             })}
           </tbody>
+          {exclusive && tradable ? (
+            <tfoot>
+              <tr>
+                <th scope="row">Together</th>
+                <td data-testid="chances-sum">{formatPercentBps(totalBps)}</td>
+                <td />
+                <td className="col-volume">
+                  {formatCredits(market.options.reduce((sum, option) => sum + option.volumeCents, 0))}
+                </td>
+              </tr>
+            </tfoot>
+          ) : null}
         </table>
       </TableScroll>
-      {tradable ? (
+      {tradable && exclusive ? (
+        <p className="muted small">
+          A Yes share of an option pays 100¢ if that option wins; a No share pays 100¢ if any other option
+          wins. Buy prices are the best offers in each option’s book right now; “none” means nobody is
+          selling.
+        </p>
+      ) : tradable ? (
         <p className="muted small">
           A price is what a share costs in cents, and the chance the market gives the outcome: a Yes share at
           62¢ pays 100¢ if it happens. Buy prices are the best offers in the book right now; “none” means

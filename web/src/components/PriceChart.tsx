@@ -15,7 +15,7 @@ import {
 import { type RefObject, useEffect, useMemo, useRef, useState } from 'react';
 import type { OptionDetail } from '../api/types';
 import { type ChartSeries, chartSeries, valueAt } from '../lib/chart-series';
-import { formatDate, formatPrice } from '../lib/format';
+import { formatDate, formatPercentBps, formatPrice } from '../lib/format';
 import { useTheme } from '../theme';
 
 export const RANGES = [
@@ -65,9 +65,17 @@ function localTime(time: Time, withDate: boolean): string {
 
 function legendNote(series: ChartSeries): string {
   if (series.kind === 'none') return 'no trade and no house quote yet: no price';
-  if (series.kind === 'house') return 'house starting price, no trade yet';
+  if (series.kind === 'house')
+    return series.chanceBps === null ? 'house starting price, no trade yet' : 'no trade yet';
   if (series.kind === 'flat') return 'no trade in this period';
   return '';
+}
+
+/** A value on the chart: a YES price in cents, or in an exclusive event a chance in percent. */
+function formatValue(value: number | null, exclusive: boolean): string {
+  if (value === null) return '—';
+  if (!exclusive) return formatPrice(value);
+  return `${Number.isInteger(value) ? value : value.toFixed(1)}%`;
 }
 
 function Swatch({ series, colour }: { series: ChartSeries; colour: string }) {
@@ -90,6 +98,7 @@ function Swatch({ series, colour }: { series: ChartSeries; colour: string }) {
 function useChart(
   container: RefObject<HTMLDivElement | null>,
   series: ChartSeries[],
+  exclusive: boolean,
   onHover: (time: number | null) => void,
 ) {
   const chart = useRef<IChartApi | null>(null);
@@ -120,10 +129,7 @@ function useChart(
       crosshair: { mode: CrosshairMode.Magnet },
       handleScroll: false,
       handleScale: false,
-      localization: {
-        timeFormatter: (time: Time) => localTime(time, true),
-        priceFormatter: (price: number) => `${Math.round(price)}¢`,
-      },
+      localization: { timeFormatter: (time: Time) => localTime(time, true) },
     });
     const move = (param: MouseEventParams) =>
       hover.current(param.time === undefined ? null : (param.time as number));
@@ -142,6 +148,10 @@ function useChart(
     const current = chart.current;
     if (!current) return;
     current.applyOptions({
+      localization: {
+        timeFormatter: (time: Time) => localTime(time, true),
+        priceFormatter: (price: number) => `${Math.round(price)}${exclusive ? '%' : '¢'}`,
+      },
       layout: { textColor: cssVar('--muted', '#555') },
       grid: {
         vertLines: { color: cssVar('--border', '#ddd') },
@@ -184,20 +194,23 @@ function useChart(
       return line;
     });
     current.timeScale().fitContent();
-  }, [series, theme]);
+  }, [series, theme, exclusive]);
 }
 
 /**
  * YES price history of every option of a market, each in its own colour and dash, with a legend naming each
  * line and its price now, and the values under the pointer. Step lines from each option's trades (a price holds
- * until the next trade); an option that never traded shows the house's starting price, named as such.
+ * until the next trade); an option that never traded shows the house's starting price, named as such. In an
+ * exclusive event the legend gives each option's chance now, and says that they add up to 100 %.
  */
 export function PriceChart({
   options,
+  exclusive = false,
   range,
   onRange,
 }: {
   options: OptionDetail[];
+  exclusive?: boolean;
   range: string;
   onRange: (range: Range) => void;
 }) {
@@ -212,28 +225,31 @@ export function PriceChart({
   const points = options.reduce((sum, option) => sum + option.priceHistory.length, 0);
   // biome-ignore lint/correctness/useExhaustiveDependencies: points stands for the histories' length
   const series = useMemo(
-    () => chartSeries(options, range, Math.max(now, Date.now())),
-    [options, range, now, points],
+    () => chartSeries(options, range, Math.max(now, Date.now()), { exclusive }),
+    [options, range, now, points, exclusive],
   );
-  useChart(container, series, setHover);
+  useChart(container, series, exclusive, setHover);
   const { theme } = useTheme();
   // biome-ignore lint/correctness/useExhaustiveDependencies: the theme changes the palette
   const colours = useMemo(() => series.map((item) => colourOf(item.index)), [series, theme]);
+  const nowText = (item: ChartSeries) =>
+    item.chanceBps === null ? `Yes ${formatPrice(item.last)}` : `${formatPercentBps(item.chanceBps)} chance`;
   const summary = series
     .map((item) => {
       const values = item.points.flatMap((point) => (point.value === undefined ? [] : [point.value]));
       const note = legendNote(item);
       if (item.last === null) return `${item.label}: ${note}`;
       return note
-        ? `${item.label}: Yes ${formatPrice(item.last)} (${note})`
-        : `${item.label}: Yes ${formatPrice(item.last)} now, between ${formatPrice(Math.min(...values))} and ${formatPrice(Math.max(...values))}`;
+        ? `${item.label}: ${nowText(item)} (${note})`
+        : `${item.label}: ${nowText(item)} now, between ${formatValue(Math.min(...values), exclusive)} and ${formatValue(Math.max(...values), exclusive)}`;
     })
     .join('. ');
+  const totalBps = series.reduce((sum, item) => sum + (item.chanceBps ?? 0), 0);
 
   return (
     <figure className="chart">
       <div className="chart-head">
-        <h2>Price history</h2>
+        <h2>{exclusive ? 'Chances over time' : 'Price history'}</h2>
         <fieldset className="chips small">
           <legend className="visually-hidden">Time range</legend>
           {RANGES.map((item) => (
@@ -249,7 +265,9 @@ export function PriceChart({
           ))}
         </fieldset>
       </div>
-      <p className="visually-hidden">Yes price history. {summary}.</p>
+      <p className="visually-hidden">
+        {exclusive ? 'Chance of each option over time' : 'Yes price history'}. {summary}.
+      </p>
       <div className="chart-plot" data-testid="price-chart" data-points={points}>
         <div ref={container} className="chart-canvas" style={{ height: HEIGHT }} />
         {hover !== null ? (
@@ -260,7 +278,12 @@ export function PriceChart({
               return (
                 <span key={item.optionId} className="tip-item">
                   <Swatch series={item} colour={colours[i] ?? ''} />
-                  {item.label}: {value === null ? 'no trade yet' : `Yes ${formatPrice(value)}`}
+                  {item.label}:{' '}
+                  {value === null
+                    ? 'no trade yet'
+                    : exclusive
+                      ? formatValue(value, true)
+                      : `Yes ${formatPrice(value)}`}
                 </span>
               );
             })}
@@ -268,11 +291,19 @@ export function PriceChart({
         ) : null}
       </div>
       <figcaption className="legend" data-testid="chart-legend">
+        {exclusive ? (
+          <p className="legend-total small" data-testid="chances-total">
+            Chances now, one winner: together <strong>{formatPercentBps(totalBps)}</strong>
+          </p>
+        ) : null}
         <ul className="plain">
           {series.map((item, i) => (
             <li key={item.optionId} className="legend-item">
               <Swatch series={item} colour={colours[i] ?? ''} />
-              <span className="legend-label">{item.label}</span> <strong>{formatPrice(item.last)}</strong>
+              <span className="legend-label">{item.label}</span>{' '}
+              <strong>
+                {item.chanceBps === null ? formatPrice(item.last) : formatPercentBps(item.chanceBps)}
+              </strong>
               {legendNote(item) ? <span className="muted small"> · {legendNote(item)}</span> : null}
             </li>
           ))}

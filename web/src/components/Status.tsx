@@ -11,12 +11,23 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
-/** An API failure in plain words, announced to screen readers, with a retry where one makes sense. */
-export function ErrorMessage({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+/**
+ * An API failure in plain words (`describe`'s, or the app's usual ones), announced to screen readers, with a retry
+ * where one makes sense.
+ */
+export function ErrorMessage({
+  error,
+  onRetry,
+  describe = describeError,
+}: {
+  error: unknown;
+  onRetry?: () => void;
+  describe?: (error: unknown) => string;
+}) {
   if (!error) return null;
   return (
     <div className="alert" role="alert">
-      <span>{describeError(error)}</span>
+      <span>{describe(error)}</span>
       {onRetry && !(error instanceof ApiError && error.unavailable) ? (
         <button type="button" className="link-button" onClick={onRetry}>
           Try again

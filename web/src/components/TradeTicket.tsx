@@ -22,7 +22,7 @@ import type {
 } from '../api/types';
 import { useAuth } from '../auth';
 import { holdingsChanged } from '../lib/account-live';
-import { formatCredits, formatNumber, formatPrice } from '../lib/format';
+import { formatCredits, formatNumber, formatPercentBps, formatPrice } from '../lib/format';
 import { useAction } from '../lib/hooks';
 import { estimateFill, type FillEstimate, levelsTaken, priceToFill } from '../lib/market';
 import type { PickedPrice } from './OrderBookView';
@@ -311,7 +311,9 @@ export function TradeTicket({
             >
               {market.options.map((candidate) => (
                 <option key={candidate.id} value={candidate.id}>
-                  {candidate.label}
+                  {market.exclusive
+                    ? `${candidate.label} · ${formatPercentBps(candidate.probabilityBps)}`
+                    : candidate.label}
                 </option>
               ))}
             </select>
@@ -352,6 +354,13 @@ export function TradeTicket({
             </label>
           ))}
         </fieldset>
+        {market.exclusive ? (
+          <p className="muted small" data-testid="side-meaning">
+            {side === 'YES'
+              ? `Yes pays 100¢ if ${option.label} wins.`
+              : `No pays 100¢ if ${option.label} does not win: any other option.`}
+          </p>
+        ) : null}
         <fieldset className="segmented">
           <legend>Order type</legend>
           {(['market', 'limit'] as const).map((value) => (
@@ -467,7 +476,11 @@ export function TradeTicket({
                     <dd data-testid="preview-cost">{formatCredits(worstCost)}</dd>
                   </div>
                   <div>
-                    <dt>Pays if {sideName(side)} wins</dt>
+                    <dt>
+                      {market.exclusive
+                        ? `Pays if ${option.label} ${side === 'YES' ? 'wins' : 'does not win'}`
+                        : `Pays if ${sideName(side)} wins`}
+                    </dt>
                     <dd data-testid="preview-payout">{formatCredits(100 * qty)}</dd>
                   </div>
                 </>

@@ -68,6 +68,28 @@ describe('the chart’s series', () => {
     expect(fresh.points[fresh.points.length - 1]!.value).toBe(77);
   });
 
+  it('ends every line of an exclusive event at its chance now, the chances adding up to 100 %', () => {
+    const exclusive = [
+      {
+        ...option('1', [['2026-03-01T10:00:00.000Z', 40]], 40),
+        probabilityBps: 4520,
+        houseLiquidityCents: 0,
+      },
+      { ...option('2', [], null), probabilityBps: 3480, houseLiquidityCents: 0 },
+      { ...option('3', [], null), probabilityBps: 2000, houseLiquidityCents: 0 },
+    ];
+    const drawn = chartSeries(exclusive, '1d', NOW, { exclusive: true });
+    expect(drawn.map((s) => [s.kind, s.last, s.chanceBps])).toEqual([
+      ['traded', 45.2, 4520],
+      ['house', 34.8, 3480],
+      ['house', 20, 2000],
+    ]);
+    const traded = drawn[0]!;
+    expect(valueAt(traded, Date.parse('2026-03-01T11:00:00.000Z') / 1000)).toBe(40);
+    expect(traded.points[traded.points.length - 1]!.value).toBe(45.2);
+    expect(drawn.reduce((sum, s) => sum + (s.chanceBps ?? 0), 0)).toBe(10_000);
+  });
+
   it('draws nothing for an option with neither a trade nor a house quote', () => {
     const bare = { ...option('7', [], null), houseLiquidityCents: 0 };
     const [drawn] = chartSeries([bare], '1d', NOW);

@@ -17,9 +17,21 @@ export interface ChartSeries {
   index: number;
   kind: SeriesKind;
   points: ChartPoint[];
-  /** The YES price at the right edge (now); null for an option with no price at all (no trade, no house). */
+  /**
+   * The value at the right edge (now): the YES price, or in an exclusive event the option's chance in percent; null
+   * for an option with no price at all (no trade, no house).
+   */
   last: number | null;
+  /** An exclusive event's option: its chance now in basis points (those of all options add up to 10,000). */
+  chanceBps: number | null;
 }
+
+/** What the chart needs to know of the market: whether its options are one market ("who wins?"). */
+export interface ChartMarket {
+  exclusive: boolean;
+}
+
+const INDEPENDENT: ChartMarket = { exclusive: false };
 
 const SPAN_MS: Record<string, number> = { '1d': 86_400_000, '1w': 7 * 86_400_000, '1m': 30 * 86_400_000 };
 /** The shortest span drawn, so that a burst of trades a minute old still reads as a line. */
@@ -40,8 +52,17 @@ function trades(history: { t: string; yesPriceCents: number }[]): { time: number
  * the next trade): its trades in the range; an option that traded only before the range at its last price; one
  * that never traded at the house's starting price (drawn differently, and named so in the legend). Nothing is
  * drawn before an option's first trade, and nothing is invented between trades.
+ *
+ * In an exclusive event a trade in one option moves the house's chances of all of them, so every line ends at its
+ * option's chance now (the chances add up to 100 %), and an option without a trade in the range is drawn flat at
+ * that chance.
  */
-export function chartSeries(options: OptionDetail[], range: string, now = Date.now()): ChartSeries[] {
+export function chartSeries(
+  options: OptionDetail[],
+  range: string,
+  now = Date.now(),
+  market: ChartMarket = INDEPENDENT,
+): ChartSeries[] {
   const times = options.flatMap((option) => option.priceHistory.map((point) => Date.parse(point.t)));
   const span = SPAN_MS[range];
   const earliest = times.length > 0 ? Math.min(...times) : now - 86_400_000;
@@ -54,8 +75,14 @@ export function chartSeries(options: OptionDetail[], range: string, now = Date.n
   const grid: number[] = [];
   for (let time = first; time <= last; time += step) grid.push(time);
   return options.map((option, index) => {
-    const base = { optionId: option.id, label: option.label, index };
+    const chanceBps = market.exclusive ? option.probabilityBps : null;
+    const base = { optionId: option.id, label: option.label, index, chanceBps };
     const traded = trades(option.priceHistory);
+    // An exclusive event always shows a chance for each option: the house's, or the traded prices scaled.
+    if (!market.exclusive && option.lastYesPriceCents === null && option.houseLiquidityCents === 0) {
+      // Neither a trade nor a house quote: there is no price to draw.
+      return { ...base, kind: 'none', points: grid.map((time) => ({ time })), last: null, chanceBps: null };
+    }
     if (traded.length > 0) {
       let next = 0;
       let value: number | undefined;
@@ -64,17 +91,13 @@ export function chartSeries(options: OptionDetail[], range: string, now = Date.n
           value = traded[next++]?.value;
         return value === undefined ? { time } : { time, value };
       });
-      // A trade after the last grid line still shows: it is the price now.
-      const latest = traded[traded.length - 1]!.value;
+      // A trade after the last grid line still shows: it is the price now (in an exclusive event, the chance).
+      const latest = chanceBps === null ? traded[traded.length - 1]!.value : chanceBps / 100;
       const tail = points[points.length - 1];
       if (tail) tail.value = latest;
       return { ...base, kind: 'traded', points, last: latest };
     }
-    if (option.lastYesPriceCents === null && option.houseLiquidityCents === 0) {
-      // Neither a trade nor a house quote: there is no price to draw.
-      return { ...base, kind: 'none', points: grid.map((time) => ({ time })), last: null };
-    }
-    const flat = option.lastYesPriceCents ?? option.yesPriceCents;
+    const flat = chanceBps !== null ? chanceBps / 100 : (option.lastYesPriceCents ?? option.yesPriceCents);
     return {
       ...base,
       kind: option.lastYesPriceCents === null ? 'house' : 'flat',

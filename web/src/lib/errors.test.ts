@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../api/client';
-import { describeError } from './errors';
+import { describeConversionError, describeError } from './errors';
 
 describe('API errors in plain words', () => {
   it('explains the trading failures a trader can act on', () => {
@@ -62,5 +62,24 @@ describe('API errors in plain words', () => {
       { field: 'body.options.0.liquidityCents', message: 'must be <= 100000000' },
     ]);
     expect(describeError(error)).toBe('The house liquidity must be at most 1,000,000.00 credits.');
+  });
+
+  it('says why a conversion was refused, in the words of shares given rather than sold', () => {
+    expect(
+      describeConversionError(new ApiError(409, 'INSUFFICIENT_SHARES', 'x', { needed: 10, available: 4 })),
+    ).toBe(
+      'This gives 10 shares of an option where you have 4 free: shares offered in your open sell orders do not convert. Lower the number, or cancel those orders first.',
+    );
+    expect(
+      describeConversionError(
+        new ApiError(402, 'INSUFFICIENT_FUNDS', 'x', { neededCents: 1000, availableCents: 250 }),
+      ),
+    ).toBe('This split costs 10.00 credits, and you have 2.50 credits available. Lower the number.');
+    expect(describeConversionError(new ApiError(409, 'MARKET_CLOSED', 'x'))).toBe(
+      'This market has been resolved: its shares no longer convert.',
+    );
+    expect(describeConversionError(new ApiError(429, 'RATE_LIMITED', 'x', undefined, 3))).toBe(
+      'Too many requests. Try again in 3 seconds.',
+    );
   });
 });

@@ -109,3 +109,25 @@ export function describeError(error: unknown): string {
   }
   return PLAIN[error.code] ?? error.message;
 }
+
+/** What a refused conversion means: the same codes as an order's, said for shares given rather than sold. */
+export function describeConversionError(error: unknown): string {
+  if (error instanceof ApiError) {
+    const details = (error.details ?? {}) as Record<string, unknown>;
+    switch (error.code) {
+      case 'INSUFFICIENT_SHARES':
+        return typeof details.needed === 'number' && typeof details.available === 'number'
+          ? `This gives ${details.needed} shares of an option where you have ${details.available} free: shares offered in your open sell orders do not convert. Lower the number, or cancel those orders first.`
+          : 'You do not hold that many free shares: shares offered in your open sell orders do not convert.';
+      case 'INSUFFICIENT_FUNDS':
+        return typeof details.neededCents === 'number' && typeof details.availableCents === 'number'
+          ? `This split costs ${inCredits(details.neededCents)}, and you have ${inCredits(details.availableCents)} available. Lower the number.`
+          : 'You do not have enough credits for this split. Lower the number.';
+      case 'MARKET_CLOSED':
+        return 'This market has been resolved: its shares no longer convert.';
+      case 'EVENT_NOT_EXCLUSIVE':
+        return 'The options of this market are independent: their shares do not convert.';
+    }
+  }
+  return describeError(error);
+}

@@ -45,6 +45,30 @@ describe('following the stream', () => {
     expect(moved.priceHistory.map((point) => point.yesPriceCents)).toEqual([59, 65, 49]);
     expect(next.options[1]).toBe(market.options[1]);
   });
+
+  it('keeps an exclusive event’s chances as read: a trade in one option moves all of them, and they add up', () => {
+    const exclusive = {
+      ...market,
+      exclusive: true,
+      options: market.options.map((o) => ({
+        ...o,
+        probabilityBps: 5000,
+        yesPriceCents: 50,
+        noPriceCents: 50,
+      })),
+    } as MarketDetail;
+    const next = withLiveTrades(exclusive, [
+      { optionId: '1', yesPriceCents: 70, quantity: 5, takerSide: 'YES', at: '2026-01-01T11:00:00.000Z' },
+    ]);
+    expect(next.options[0]).toMatchObject({
+      probabilityBps: 5000,
+      yesPriceCents: 50,
+      lastYesPriceCents: 70,
+      volumeShares: 5,
+    });
+    expect(next.options[0]!.priceHistory.map((point) => point.yesPriceCents)).toEqual([59, 70]);
+    expect(next.options.reduce((sum, o) => sum + o.probabilityBps, 0)).toBe(10_000);
+  });
 });
 
 describe('the ticket estimate', () => {

@@ -17,8 +17,11 @@ function takerNotionalCents(trade: LiveTrade): number {
 }
 
 /**
- * The market as last read, with the trades heard since: each option's price and chance follow its latest trade,
- * its volume grows by each, and its chart gains a point per trade. Trades the read already holds (at or before its last point) are skipped.
+ * The market as last read, with the trades heard since: each option's last price follows its latest trade, its
+ * volume grows by each, and its chart gains a point per trade. Trades the read already holds (at or before its
+ * last point) are skipped. An independent option's price and chance are its last trade's; an exclusive event's
+ * chances are the house's over all its options, which a trade in one moves in all, so they stay as read until the
+ * next read (they always add up to 100 %).
  */
 export function withLiveTrades(market: MarketDetail, trades: LiveTrade[]): MarketDetail {
   if (trades.length === 0) return market;
@@ -33,14 +36,15 @@ export function withLiveTrades(market: MarketDetail, trades: LiveTrade[]): Marke
       const latest = fresh[fresh.length - 1];
       if (!latest) return option;
       const price = latest.yesPriceCents;
+      const chance = market.exclusive
+        ? {}
+        : { yesPriceCents: price, noPriceCents: 100 - price, probabilityBps: price * 100 };
       return {
         ...option,
         volumeShares: option.volumeShares + fresh.reduce((sum, trade) => sum + trade.quantity, 0),
         volumeCents: option.volumeCents + fresh.reduce((sum, trade) => sum + takerNotionalCents(trade), 0),
-        yesPriceCents: price,
-        noPriceCents: 100 - price,
+        ...chance,
         lastYesPriceCents: price,
-        probabilityBps: price * 100,
         priceHistory: [
           ...history,
           ...fresh.map((trade) => ({ t: trade.at, yesPriceCents: trade.yesPriceCents })),

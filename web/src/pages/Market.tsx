@@ -4,6 +4,7 @@ import { ApiError } from '../api/client';
 import { useBookReadOnce, useChannel, useLiveBooks, useMarketTrades, useStreamStatus } from '../api/live';
 import type { MarketDetail, Side } from '../api/types';
 import { useAuth } from '../auth';
+import { Conversions } from '../components/Conversions';
 import { Discussion } from '../components/Discussion';
 import { DisputeButton } from '../components/DisputeButton';
 import { StatusTag } from '../components/MarketCard';
@@ -30,6 +31,10 @@ const PriceChart = lazy(() =>
 );
 
 const LIVE_TRADES_KEPT = 500;
+/** Trades in an exclusive event move the chances of all its options: read them again this soon after a trade... */
+const CHANCES_BURST_MS = 300;
+/** ...and no more often than this while trades keep coming, to stay well inside the rate limit. */
+const CHANCES_READ_GAP_MS = 5_000;
 /** setTimeout's longest delay; a market closing later than that is simply not timed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -47,8 +52,31 @@ function useDeadline(iso: string | undefined): number {
 }
 
 /**
+ * Runs `action` a moment after it is first asked for (one run for a burst), then at most once every `gapMs`
+ * however often it is asked.
+ */
+function useThrottled(action: () => void, burstMs: number, gapMs: number): () => void {
+  const latest = useRef(action);
+  latest.current = action;
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const lastRun = useRef(0);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return useCallback(() => {
+    if (timer.current !== undefined) return;
+    const wait = Math.max(burstMs, lastRun.current + gapMs - Date.now());
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      lastRun.current = Date.now();
+      latest.current();
+    }, wait);
+  }, [burstMs, gapMs]);
+}
+
+/**
  * The market as read once, then followed on the stream: every trade moves prices, volumes and the chart in
- * place; a change of status (closed, resolved, settled) comes on the event channel and brings one fresh read.
+ * place; a change of status (closed, resolved, settled) comes on the event channel and brings one fresh read. In
+ * an exclusive event a trade in any option moves the house's chances of every option, which the stream does not
+ * carry: a trade brings one fresh read of the market, at most one every five seconds.
  */
 function useLiveMarket(slug: string, range: Range, signedIn: boolean) {
   const market = useApi('/api/events/{slug}', { params: { path: { slug }, query: { range } } });
@@ -57,9 +85,14 @@ function useLiveMarket(slug: string, range: Range, signedIn: boolean) {
   useEffect(() => setLive([]), [slug, range]);
   const { reload } = market;
   const options = market.data?.options ?? [];
+  const exclusive = market.data?.exclusive ?? false;
+  const chancesMoved = useThrottled(reload, CHANCES_BURST_MS, CHANCES_READ_GAP_MS);
   useMarketTrades(
     options.map((option) => option.id),
-    (trades) => setLive((current) => [...current, ...trades].slice(-LIVE_TRADES_KEPT)),
+    (trades) => {
+      setLive((current) => [...current, ...trades].slice(-LIVE_TRADES_KEPT));
+      if (exclusive) chancesMoved();
+    },
   );
   useChannel(market.data ? `event:${market.data.id}` : null, (message) => {
     if (message.type !== 'market' && message.type !== 'resync') return;
@@ -230,7 +263,7 @@ export function MarketPage() {
           />
           <section className="card area-chart">
             <Suspense fallback={<Loading label="Loading the chart…" />}>
-              <PriceChart options={options} range={range} onRange={setRange} />
+              <PriceChart options={options} exclusive={data.exclusive} range={range} onRange={setRange} />
             </Suspense>
           </section>
           {tradable ? (
@@ -290,6 +323,13 @@ export function MarketPage() {
               </OutcomePanel>
             )}
           </div>
+          {signedIn &&
+          data.exclusive &&
+          (status === 'open' || status === 'closing' || status === 'closed') ? (
+            <div className="area-convert">
+              <Conversions market={data} positions={held} />
+            </div>
+          ) : null}
           <MarketSide slug={data.slug} />
         </div>
       </div>

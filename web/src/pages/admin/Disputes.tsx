@@ -9,27 +9,30 @@ import { Loaded } from '../../components/Status';
 import { formatDate } from '../../lib/format';
 import { useApi, useDocumentTitle, usePagedApi } from '../../lib/hooks';
 import { QueueHeading, StatusPill } from './AdminLayout';
+import { currentWinner, describeWinner, outcomesOfWinner, type Winner, WinnerPicker } from './Winner';
 
 function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => void }) {
   const event = useApi('/api/admin/events/{id}', { params: { path: { id: dispute.eventId } } });
   const [outcomes, setOutcomes] = useState<Record<string, Outcome>>({});
+  const [winner, setWinner] = useState<Winner | null>(null);
   const [note, setNote] = useState('');
-  const decide = (decision: 'upheld' | 'rejected', options: MarketDetail['options']) => async () => {
+  /** The corrected outcomes: an exclusive event's one winner (or none), else each option's. */
+  const corrected = (event: MarketDetail) => {
+    if (event.exclusive) {
+      const chosen = winner ?? currentWinner(event.options) ?? 'VOID';
+      return outcomesOfWinner(event.options, chosen);
+    }
+    // An option without a resolution yet shows VOID in its select, so that is what is sent.
+    return event.options.map((o) => ({ optionId: o.id, outcome: outcomes[o.id] ?? o.resolution ?? 'VOID' }));
+  };
+  const decide = (decision: 'upheld' | 'rejected', event: MarketDetail) => async () => {
     await typed(
       apiClient.POST('/api/admin/disputes/{id}/decide', {
         params: { path: { id: dispute.id } },
         body: {
           decision,
           ...(note.trim() ? { note: note.trim() } : {}),
-          ...(decision === 'upheld'
-            ? {
-                // An option without a resolution yet shows VOID in its select, so that is what is sent.
-                outcomes: options.map((o) => ({
-                  optionId: o.id,
-                  outcome: outcomes[o.id] ?? o.resolution ?? 'VOID',
-                })),
-              }
-            : {}),
+          ...(decision === 'upheld' ? { outcomes: corrected(event) } : {}),
         },
       }),
     );
@@ -39,25 +42,35 @@ function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => v
     <Loaded data={event.data} error={event.error} reload={event.reload}>
       {(e) => (
         <div className="stack">
-          <fieldset>
-            <legend>Corrected outcomes (used if upheld)</legend>
-            {e.options.map((option) => (
-              <div className="field inline" key={option.id}>
-                <label htmlFor={`dispute-${dispute.id}-${option.id}`}>
-                  {option.label} (now {option.resolution})
-                </label>
-                <select
-                  id={`dispute-${dispute.id}-${option.id}`}
-                  value={outcomes[option.id] ?? option.resolution ?? 'VOID'}
-                  onChange={(ev) => setOutcomes({ ...outcomes, [option.id]: ev.target.value as Outcome })}
-                >
-                  <option value="YES">YES</option>
-                  <option value="NO">NO</option>
-                  <option value="VOID">VOID</option>
-                </select>
-              </div>
-            ))}
-          </fieldset>
+          {e.exclusive ? (
+            <WinnerPicker
+              name={`dispute-${dispute.id}-winner`}
+              legend="Corrected winner (used if upheld): exactly one option wins"
+              options={e.options}
+              winner={winner ?? currentWinner(e.options)}
+              onWinner={setWinner}
+            />
+          ) : (
+            <fieldset>
+              <legend>Corrected outcomes (used if upheld)</legend>
+              {e.options.map((option) => (
+                <div className="field inline" key={option.id}>
+                  <label htmlFor={`dispute-${dispute.id}-${option.id}`}>
+                    {option.label} (now {option.resolution})
+                  </label>
+                  <select
+                    id={`dispute-${dispute.id}-${option.id}`}
+                    value={outcomes[option.id] ?? option.resolution ?? 'VOID'}
+                    onChange={(ev) => setOutcomes({ ...outcomes, [option.id]: ev.target.value as Outcome })}
+                  >
+                    <option value="YES">YES</option>
+                    <option value="NO">NO</option>
+                    <option value="VOID">VOID</option>
+                  </select>
+                </div>
+              ))}
+            </fieldset>
+          )}
           <div className="field">
             <label htmlFor={`dispute-note-${dispute.id}`}>Note to the disputer (optional)</label>
             <input
@@ -73,18 +86,19 @@ function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => v
               title="Uphold this dispute?"
               describe={() => (
                 <p>
-                  The outcomes become{' '}
-                  {e.options.map((o) => `${o.label}: ${outcomes[o.id] ?? o.resolution}`).join(', ')} and the
-                  dispute window starts again. Nothing has been paid yet.
+                  {e.exclusive
+                    ? `The result becomes: ${describeWinner(e.options, winner ?? currentWinner(e.options) ?? 'VOID')}`
+                    : `The outcomes become ${e.options.map((o) => `${o.label}: ${outcomes[o.id] ?? o.resolution}`).join(', ')}.`}{' '}
+                  The dispute window starts again. Nothing has been paid yet.
                 </p>
               )}
-              onConfirm={decide('upheld', e.options)}
+              onConfirm={decide('upheld', e)}
             />
             <ConfirmButton
               label="Reject"
               title="Reject this dispute?"
               describe={() => <p>The outcome stands and settlement proceeds. The disputer is told.</p>}
-              onConfirm={decide('rejected', e.options)}
+              onConfirm={decide('rejected', e)}
             />
           </div>
         </div>

@@ -5,10 +5,11 @@ import type { Outcome } from '../../api/console-types';
 import type { MarketDetail } from '../../api/types';
 import { ConfirmButton } from '../../components/Confirm';
 import { ErrorMessage, Loaded } from '../../components/Status';
-import { formatCredits, formatDate, formatPrice } from '../../lib/format';
+import { formatCredits, formatDate, formatPercentBps, formatPrice } from '../../lib/format';
 import { useAction, useApi, useDocumentTitle } from '../../lib/hooks';
 import { StatusPill } from './AdminLayout';
 import { toCents } from './Events';
+import { describeWinner, outcomesOfWinner, type Winner, WinnerPicker } from './Winner';
 
 function localInput(iso: string): string {
   const date = new Date(iso);
@@ -22,12 +23,26 @@ function EditEventForm({ event, onSaved }: { event: MarketDetail; onSaved: (e: M
   const [description, setDescription] = useState(event.description);
   const [closesAt, setClosesAt] = useState(localInput(event.closesAt));
   const [featured, setFeatured] = useState(event.featured);
+  const [exclusive, setExclusive] = useState(event.exclusive);
+  const [liquidity, setLiquidity] = useState(String((event.houseLiquidityCents ?? 0) / 100));
   const [saved, setSaved] = useState(false);
+  const draft = event.status === 'draft';
   const save = useAction(async () => {
+    // Whether exactly one option wins, and the one maker's liquidity, may change only while a draft.
+    const kind = draft
+      ? { exclusive, ...(exclusive ? { liquidityCents: toCents(liquidity || '0') } : {}) }
+      : {};
     const next = await typed(
       apiClient.PATCH('/api/admin/events/{id}', {
         params: { path: { id: event.id } },
-        body: { title, category, description, featured, closesAt: new Date(closesAt).toISOString() },
+        body: {
+          title,
+          category,
+          description,
+          featured,
+          closesAt: new Date(closesAt).toISOString(),
+          ...kind,
+        },
       }),
     );
     setSaved(true);
@@ -72,6 +87,28 @@ function EditEventForm({ event, onSaved }: { event: MarketDetail; onSaved: (e: M
         <input type="checkbox" checked={featured} onChange={(e) => setFeatured(e.target.checked)} />
         Featured on the markets page
       </label>
+      {draft ? (
+        <>
+          <label className="check">
+            <input type="checkbox" checked={exclusive} onChange={(e) => setExclusive(e.target.checked)} />
+            Exactly one option wins (one market: one house maker for every option, chances that add up to 100
+            %)
+          </label>
+          {exclusive ? (
+            <div className="field">
+              <label htmlFor="edit-liquidity">
+                House liquidity of the market (LMSR b, in credits; 0 = none)
+              </label>
+              <input
+                id="edit-liquidity"
+                inputMode="decimal"
+                value={liquidity}
+                onChange={(e) => setLiquidity(e.target.value)}
+              />
+            </div>
+          ) : null}
+        </>
+      ) : null}
       <div>
         <button type="submit" className="button" disabled={save.pending}>
           Save changes
@@ -107,7 +144,8 @@ function DraftOption({
           params: { path: { id: event.id, optionId: option.id } },
           body: {
             label: label.trim(),
-            liquidityCents: toCents(liquidity),
+            // An exclusive event's options share the event's one maker: its liquidity is set on the event.
+            ...(event.exclusive ? {} : { liquidityCents: toCents(liquidity) }),
             initialPriceCents: Number(price),
           },
         }),
@@ -125,17 +163,21 @@ function DraftOption({
         <label htmlFor={`${id}-label`}>Label</label>
         <input id={`${id}-label`} value={label} maxLength={120} onChange={(e) => setLabel(e.target.value)} />
       </div>
+      {event.exclusive ? null : (
+        <div className="field">
+          <label htmlFor={`${id}-liquidity`}>House liquidity of {option.label} (credits)</label>
+          <input
+            id={`${id}-liquidity`}
+            inputMode="decimal"
+            value={liquidity}
+            onChange={(e) => setLiquidity(e.target.value)}
+          />
+        </div>
+      )}
       <div className="field">
-        <label htmlFor={`${id}-liquidity`}>House liquidity of {option.label} (credits)</label>
-        <input
-          id={`${id}-liquidity`}
-          inputMode="decimal"
-          value={liquidity}
-          onChange={(e) => setLiquidity(e.target.value)}
-        />
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-price`}>Starting YES price (¢)</label>
+        <label htmlFor={`${id}-price`}>
+          {event.exclusive ? `Starting chance of ${option.label} (%)` : 'Starting YES price (¢)'}
+        </label>
         <input
           id={`${id}-price`}
           inputMode="numeric"
@@ -148,6 +190,44 @@ function DraftOption({
       </button>
       <ErrorMessage error={save.error} />
     </form>
+  );
+}
+
+/** An exclusive event resolves with exactly one winner, or with every option VOID: the only results it takes. */
+function ResolveWinnerForm({ event, onDone }: { event: MarketDetail; onDone: (e: MarketDetail) => void }) {
+  const [winner, setWinner] = useState<Winner | null>(null);
+  return (
+    <div className="stack">
+      <WinnerPicker
+        name={`winner-${event.id}`}
+        legend="Resolve: the one winner (exactly one option wins)"
+        options={event.options}
+        winner={winner}
+        onWinner={setWinner}
+      />
+      <ConfirmButton
+        label="Resolve"
+        title="Resolve this event?"
+        disabled={winner === null}
+        describe={() => (
+          <p>
+            {winner === null ? '' : describeWinner(event.options, winner)} Trading stops; holders may dispute
+            during the dispute window, then the event settles.
+          </p>
+        )}
+        onConfirm={async () => {
+          if (winner === null) return;
+          onDone(
+            await typed(
+              apiClient.POST('/api/admin/events/{id}/resolve', {
+                params: { path: { id: event.id } },
+                body: { outcomes: outcomesOfWinner(event.options, winner) },
+              }),
+            ),
+          );
+        }}
+      />
+    </div>
   );
 }
 
@@ -283,7 +363,9 @@ function Lifecycle({ event, onDone }: { event: MarketDetail; onDone: (e: MarketD
           />
         ) : null}
       </div>
-      {event.status === 'open' || event.status === 'closed' ? (
+      {(event.status === 'open' || event.status === 'closed') && event.exclusive ? (
+        <ResolveWinnerForm event={event} onDone={onDone} />
+      ) : event.status === 'open' || event.status === 'closed' ? (
         <ResolveForm event={event} onDone={onDone} />
       ) : null}
       {event.status === 'resolved' ? <SettleAction event={event} onDone={onDone} /> : null}
@@ -313,14 +395,21 @@ export function AdminEventPage() {
               closes {formatDate(e.closesAt)}
               {e.disputeWindowEndsAt ? ` · dispute window ends ${formatDate(e.disputeWindowEndsAt)}` : ''}
             </p>
+            {e.exclusive ? (
+              <p data-testid="event-kind">
+                <span className="tag">One winner</span> Exactly one option resolves YES. One house maker
+                quotes every option, with a liquidity of {formatCredits(e.houseLiquidityCents ?? 0)}; its
+                chances add up to 100 %.
+              </p>
+            ) : null}
             <div className="table-wrap">
               <table className="data" aria-label="Options">
                 <thead>
                   <tr>
                     <th scope="col">Option</th>
-                    <th scope="col">YES price</th>
+                    <th scope="col">{e.exclusive ? 'Chance' : 'YES price'}</th>
                     <th scope="col">Volume</th>
-                    <th scope="col">House liquidity</th>
+                    {e.exclusive ? null : <th scope="col">House liquidity</th>}
                     <th scope="col">Outcome</th>
                   </tr>
                 </thead>
@@ -328,9 +417,13 @@ export function AdminEventPage() {
                   {e.options.map((option) => (
                     <tr key={option.id}>
                       <td>{option.label}</td>
-                      <td>{formatPrice(option.yesPriceCents)}</td>
+                      <td>
+                        {e.exclusive
+                          ? formatPercentBps(option.probabilityBps)
+                          : formatPrice(option.yesPriceCents)}
+                      </td>
                       <td>{formatCredits(option.volumeCents)}</td>
-                      <td>{formatCredits(option.houseLiquidityCents)}</td>
+                      {e.exclusive ? null : <td>{formatCredits(option.houseLiquidityCents)}</td>}
                       <td>{option.resolution ?? '—'}</td>
                     </tr>
                   ))}
@@ -339,9 +432,19 @@ export function AdminEventPage() {
             </div>
             {e.status === 'draft' ? (
               <fieldset className="option-rows">
-                <legend>Options and house liquidity (editable until the event opens)</legend>
+                <legend>
+                  {e.exclusive
+                    ? 'Options and their starting chances, taken as shares of 100 % (editable until the event opens)'
+                    : 'Options and house liquidity (editable until the event opens)'}
+                </legend>
                 {e.options.map((option) => (
-                  <DraftOption key={option.id} event={e} option={option} onSaved={replace} />
+                  <DraftOption
+                    // A starting chance saved in an exclusive draft moves the others': their rows start afresh.
+                    key={e.exclusive ? `${option.id}:${option.yesPriceCents}` : option.id}
+                    event={e}
+                    option={option}
+                    onSaved={replace}
+                  />
                 ))}
               </fieldset>
             ) : null}

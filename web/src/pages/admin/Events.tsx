@@ -13,6 +13,32 @@ const STATUSES: (EventStatus | '')[] = ['', 'draft', 'open', 'closed', 'resolved
 interface OptionDraft {
   label: string;
   liquidity: string;
+  /** An exclusive event's starting chance of the option, in percent; blank for even odds. */
+  chance: string;
+}
+
+const NEW_OPTION: OptionDraft = { label: '', liquidity: '100', chance: '' };
+/** A catch-all keeps an exclusive event exhaustive: whatever happens, exactly one option wins. */
+const CATCH_ALL = 'Any other outcome';
+
+function isCatchAll(label: string): boolean {
+  return /^any other\b/i.test(label.trim());
+}
+
+/**
+ * What stands in the way of creating an exclusive event: too few options, or starting chances given for some
+ * options and not for others (the API takes all or none).
+ */
+export function exclusiveProblem(options: OptionDraft[]): string | null {
+  if (options.length < 2) return 'An event where exactly one option wins needs at least two options.';
+  const given = options.filter((option) => option.chance.trim() !== '').length;
+  if (given > 0 && given < options.length)
+    return 'Give every option a starting chance, or none for even odds.';
+  const bad = options.some((option) => {
+    const value = Number(option.chance);
+    return option.chance.trim() !== '' && !(Number.isInteger(value) && value >= 1 && value <= 99);
+  });
+  return bad ? 'Each starting chance is a whole number of percent from 1 to 99.' : null;
 }
 
 /** Credits typed by an operator into whole cents; NaN when it is not a number. */
@@ -26,9 +52,27 @@ function CreateEventForm() {
   const [category, setCategory] = useState('');
   const [description, setDescription] = useState('');
   const [closesAt, setClosesAt] = useState(() => localDateTime(null));
-  const [options, setOptions] = useState<OptionDraft[]>([{ label: 'Yes', liquidity: '100' }]);
+  const [options, setOptions] = useState<OptionDraft[]>([{ ...NEW_OPTION, label: 'Yes' }]);
   const [openNow, setOpenNow] = useState(false);
+  const [exclusive, setExclusive] = useState(false);
+  const [marketLiquidity, setMarketLiquidity] = useState('1000');
+  const chancesGiven = options.every((option) => option.chance.trim() !== '');
   const create = useAction(async () => {
+    const kind = exclusive
+      ? {
+          exclusive: true,
+          liquidityCents: marketLiquidity.trim() ? toCents(marketLiquidity) : 0,
+          options: options.map((option) => ({
+            label: option.label.trim(),
+            ...(chancesGiven ? { initialPriceCents: Number(option.chance) } : {}),
+          })),
+        }
+      : {
+          options: options.map((option) => ({
+            label: option.label.trim(),
+            liquidityCents: option.liquidity.trim() ? toCents(option.liquidity) : 0,
+          })),
+        };
     const event = await typed(
       apiClient.POST('/api/admin/events', {
         body: {
@@ -36,16 +80,26 @@ function CreateEventForm() {
           category: category.trim(),
           ...(description.trim() ? { description: description.trim() } : {}),
           closesAt: new Date(closesAt).toISOString(),
-          options: options.map((option) => ({
-            label: option.label.trim(),
-            liquidityCents: option.liquidity.trim() ? toCents(option.liquidity) : 0,
-          })),
+          ...kind,
           open: openNow,
         },
       }),
     );
     navigate(`/admin/events/${event.id}`);
   });
+  const problem = exclusive ? exclusiveProblem(options) : null;
+  const addCatchAll = () => {
+    setOptions([...options, { ...NEW_OPTION, label: CATCH_ALL }]);
+    // The operator names what the catch-all covers ("Any other team"): the new label is selected to be typed over.
+    requestAnimationFrame(() => {
+      const field = document.getElementById(`option-label-${options.length}`);
+      if (field instanceof HTMLInputElement) {
+        field.focus();
+        field.setSelectionRange('Any other '.length, CATCH_ALL.length);
+      }
+    });
+  };
+  const chanceTotal = options.reduce((sum, option) => sum + (Number(option.chance) || 0), 0);
   const setOption = (index: number, change: Partial<OptionDraft>) =>
     setOptions(options.map((option, i) => (i === index ? { ...option, ...change } : option)));
   const submit = (event: FormEvent) => {
@@ -96,9 +150,29 @@ function CreateEventForm() {
             onChange={(e) => setDescription(e.target.value)}
           />
         </div>
+        <label className="check">
+          <input type="checkbox" checked={exclusive} onChange={(e) => setExclusive(e.target.checked)} />
+          Exactly one option wins (“who wins?”: one market, one house maker quoting every option, chances that
+          add up to 100 %, shares that convert)
+        </label>
+        {exclusive ? (
+          <div className="field">
+            <label htmlFor="event-liquidity">
+              House liquidity of the market (LMSR b, in credits; 0 = none): one maker quotes every option
+            </label>
+            <input
+              id="event-liquidity"
+              inputMode="decimal"
+              value={marketLiquidity}
+              onChange={(e) => setMarketLiquidity(e.target.value)}
+            />
+          </div>
+        ) : null}
         <fieldset className="option-rows">
           <legend>
-            Options, each with the house market maker’s liquidity (LMSR b, in credits; 0 = none)
+            {exclusive
+              ? 'Options, each with its starting chance in percent (taken as shares of 100 %; none for even odds)'
+              : 'Options, each with the house market maker’s liquidity (LMSR b, in credits; 0 = none)'}
           </legend>
           {options.map((option, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place and never reordered
@@ -112,15 +186,28 @@ function CreateEventForm() {
                   onChange={(e) => setOption(index, { label: e.target.value })}
                 />
               </div>
-              <div className="field">
-                <label htmlFor={`option-liquidity-${index}`}>Option {index + 1} liquidity (credits)</label>
-                <input
-                  id={`option-liquidity-${index}`}
-                  inputMode="decimal"
-                  value={option.liquidity}
-                  onChange={(e) => setOption(index, { liquidity: e.target.value })}
-                />
-              </div>
+              {exclusive ? (
+                <div className="field">
+                  <label htmlFor={`option-chance-${index}`}>Option {index + 1} starting chance (%)</label>
+                  <input
+                    id={`option-chance-${index}`}
+                    inputMode="numeric"
+                    value={option.chance}
+                    placeholder="even"
+                    onChange={(e) => setOption(index, { chance: e.target.value })}
+                  />
+                </div>
+              ) : (
+                <div className="field">
+                  <label htmlFor={`option-liquidity-${index}`}>Option {index + 1} liquidity (credits)</label>
+                  <input
+                    id={`option-liquidity-${index}`}
+                    inputMode="decimal"
+                    value={option.liquidity}
+                    onChange={(e) => setOption(index, { liquidity: e.target.value })}
+                  />
+                </div>
+              )}
               {options.length > 1 ? (
                 <button
                   type="button"
@@ -135,11 +222,32 @@ function CreateEventForm() {
           <button
             type="button"
             className="button small ghost"
-            onClick={() => setOptions([...options, { label: '', liquidity: '100' }])}
+            onClick={() => setOptions([...options, { ...NEW_OPTION }])}
           >
             Add an option
           </button>
+          {exclusive && chancesGiven && chanceTotal !== 100 ? (
+            <p className="muted small">
+              The starting chances add up to {chanceTotal} %: each is taken as its share of 100 %.
+            </p>
+          ) : null}
         </fieldset>
+        {exclusive && !options.some((option) => isCatchAll(option.label)) ? (
+          <div className="notice" data-testid="catch-all">
+            <p>
+              Exactly one option must win whatever happens. Unless the options cover every outcome, add a
+              catch-all such as “Any other team”.
+            </p>
+            <button type="button" className="button small" onClick={addCatchAll}>
+              Add a catch-all option “Any other …”
+            </button>
+          </div>
+        ) : null}
+        {problem ? (
+          <p className="field-error" data-testid="exclusive-problem">
+            {problem}
+          </p>
+        ) : null}
         <label className="check">
           <input type="checkbox" checked={openNow} onChange={(e) => setOpenNow(e.target.checked)} />
           Open for trading at once (otherwise it stays a draft)
@@ -148,7 +256,7 @@ function CreateEventForm() {
           <button
             type="submit"
             className="button"
-            disabled={create.pending || !title.trim() || !category.trim()}
+            disabled={create.pending || !title.trim() || !category.trim() || problem !== null}
           >
             Create event
           </button>
