@@ -80,10 +80,10 @@ describe('an exclusive event in a browser', () => {
     }
     return shown;
   }
-  /** A chance as the app writes it: "38%", "18.3%". */
-  const percent = (bps: number) => `${(bps / 100).toFixed(bps % 100 === 0 ? 0 : 1)}%`;
-  const asShown = (event: Market) =>
-    Object.fromEntries(event.options.map((o) => [o.label, Number.parseFloat(percent(o.probabilityBps))]));
+  /** Whether the chances shown are the service's, each to a tenth of a percent, adding up to exactly 100.0 %. */
+  const showsChancesOf = (event: Market, shown: Record<string, number>) =>
+    event.options.every((o) => Math.abs((shown[o.label] ?? -1) - o.probabilityBps / 100) <= 0.1) &&
+    Math.round(total(shown) * 10) === 1000;
   const total = (chances: Record<string, number>) =>
     Object.values(chances).reduce((sum, chance) => sum + chance, 0);
 
@@ -127,6 +127,8 @@ describe('an exclusive event in a browser', () => {
           suffix,
         ).toBeLessThanOrEqual(width);
         expect(await axeViolations(page), `${name} ${theme} ${suffix}`).toEqual([]);
+        // Beside the page, the ticket and the conversions scroll on their own: shown at the conversions.
+        await page.evaluate(`document.querySelector('.market-side').scrollTop = 1e6`);
         await docsScreenshot(page, `${name}-${suffix}${theme === 'dark' ? '-dark' : ''}`);
       }
     }
@@ -171,19 +173,20 @@ describe('an exclusive event in a browser', () => {
     await expect
       .poll(() => page.getByTestId('one-winner').textContent())
       .toContain('Exactly one option wins');
-    await expect.poll(() => page.getByTestId('chances-sum').textContent()).toBe('100%');
-    expect(await chancesShown()).toEqual(asShown(ipl));
+    await expect.poll(() => page.getByTestId('chances-sum').textContent()).toBe('100.0%');
+    const shown = await chancesShown();
+    expect(showsChancesOf(ipl, shown)).toBe(true);
 
     const legend = page.getByTestId('chart-legend');
     await expect.poll(() => legend.locator('.legend-item').count()).toBe(5);
-    expect(await legend.getByTestId('chances-total').textContent()).toMatch(/together 100%$/);
+    expect(await legend.getByTestId('chances-total').textContent()).toMatch(/together 100\.0%$/);
     const colours = await legend
       .locator('.swatch line')
       .evaluateAll((lines) => lines.map((line) => line.getAttribute('stroke')));
     expect(new Set(colours).size).toBe(5);
     const items = await legend.locator('.legend-item').allTextContents();
     expect(items.map((item) => item.replace(/\s+/g, ' ').trim())).toEqual(
-      ipl.options.map((o) => `${o.label} ${percent(o.probabilityBps)} · no trade yet`),
+      ipl.options.map((o) => `${o.label} ${shown[o.label]!.toFixed(1)}% · no trade yet`),
     );
 
     // The markets page says it is one market, and its card's chances add up too.
@@ -194,7 +197,7 @@ describe('an exclusive event in a browser', () => {
       Number.parseFloat(t),
     );
     expect(cardChances).toHaveLength(4);
-    expect(cardChances.reduce((sum, chance) => sum + chance, 0)).toBeCloseTo(100, 0);
+    expect(cardChances.reduce((sum, chance) => sum + chance, 0)).toBeCloseTo(100, 5);
     expect(await card.textContent()).toMatch(/2 other options/);
   });
 
@@ -209,22 +212,25 @@ describe('an exclusive event in a browser', () => {
 
     const after = await market(IPL);
     // The page follows without a reload: each option's chance as the service now gives it, still 100 % together.
-    await expect.poll(chancesShown).toEqual(asShown(after));
+    await expect.poll(async () => showsChancesOf(after, await chancesShown())).toBe(true);
     expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
     const shown = await chancesShown();
     for (const [label, chance] of Object.entries(shown)) {
       if (label === 'Chennai Super Kings') expect(chance).toBeGreaterThan(before[label]!);
       else expect(chance).toBeLessThan(before[label]!);
     }
-    expect(total(shown)).toBeCloseTo(100, 0);
-    expect(await page.getByTestId('chances-sum').textContent()).toBe('100%');
+    expect(total(shown)).toBeCloseTo(100, 5);
+    expect(await page.getByTestId('chances-sum').textContent()).toBe('100.0%');
     await expect
       .poll(() => page.getByTestId('chart-legend').locator('.legend-item').first().textContent())
-      .toContain(percent(after.options[0]!.probabilityBps));
+      .toContain(`${shown['Mumbai Indians']!.toFixed(1)}%`);
     expect(await holdings(after)).toEqual({ 'Chennai Super Kings YES': 300 });
     expect(cashBefore - (await cash())).toBeGreaterThan(0);
-    // Only Yes shares held, and no whole set: nothing to convert or merge, only a split to offer.
-    await expect.poll(() => conversions().isVisible()).toBe(true);
+    // Only Yes shares held, and no whole set: nothing to convert or merge, only a split, shown when asked for.
+    const split = conversions().getByRole('button', { name: 'Split credits into a Yes of every option' });
+    await expect.poll(() => split.isVisible()).toBe(true);
+    expect(await conversions().getByRole('button', { name: 'Split…' }).count()).toBe(0);
+    await split.click();
     expect(await conversions().getByRole('radio').count()).toBe(0);
     expect(await conversions().getByRole('button', { name: 'Split…' }).isVisible()).toBe(true);
   });

@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { apiClient, idempotencyKey, typed } from '../api/client';
 import type { Conversion, MarketDetail, Position } from '../api/types';
 import { useAuth } from '../auth';
@@ -121,6 +121,7 @@ export function Conversions({ market, positions }: { market: MarketDetail; posit
   const [reviewing, setReviewing] = useState(false);
   const [result, setResult] = useState<string | null>(null);
   const [history, setHistory] = useState(false);
+  const [open, setOpen] = useState(false);
   const confirmButton = useRef<HTMLButtonElement>(null);
   const convert = useAction(async (body: Parameters<typeof postConversion>[1]) => {
     try {
@@ -137,6 +138,11 @@ export function Conversions({ market, positions }: { market: MarketDetail; posit
 
   const options = market.options;
   const { convertible, mergeable } = conversionsOffered(options, positions);
+  // Shares to convert or merge open the panel (and it stays open); a split alone waits to be asked for.
+  const holdsConvertible = convertible.length > 0 || mergeable > 0;
+  useEffect(() => {
+    if (holdsConvertible) setOpen(true);
+  }, [holdsConvertible]);
   const cash = me?.balance.cashCents ?? 0;
   const splittable = Math.floor(cash / 100);
   const offered: ConversionKind[] = [
@@ -206,146 +212,161 @@ export function Conversions({ market, positions }: { market: MarketDetail; posit
         One option wins, so a No share of an option pays what a Yes share of every other option pays together,
         and a Yes share of every option pays 100¢. Converting between them costs nothing.
       </p>
-      <form onSubmit={submit} noValidate>
-        {offered.length > 1 ? (
-          <fieldset className="segmented">
-            <legend>Conversion</legend>
-            {offered.map((value) => (
-              <label key={value}>
-                <input
-                  type="radio"
-                  name={`${ids}-kind`}
-                  value={value}
-                  checked={kind === value}
-                  onChange={() => {
-                    setKind(value);
-                    edited();
-                  }}
-                />
-                <span>{KIND_LABELS[value]}</span>
-              </label>
-            ))}
-          </fieldset>
-        ) : null}
-        {kind === 'convert' ? (
-          <fieldset className="convert-options">
-            <legend>Give the No shares of</legend>
-            {convertible.map((option) => (
-              <label key={option.optionId} className="check">
-                <input
-                  type="checkbox"
-                  checked={givenIds.includes(option.optionId)}
-                  onChange={(event) => {
-                    setGiven(
-                      event.target.checked
-                        ? [...givenIds, option.optionId]
-                        : givenIds.filter((id) => id !== option.optionId),
-                    );
-                    edited();
-                  }}
-                />
-                {option.label} <span className="muted small">({formatNumber(option.free)} No free)</span>
-              </label>
-            ))}
-          </fieldset>
-        ) : null}
-        <div className="field">
-          <label htmlFor={`${ids}-quantity`}>Shares of each option</label>
-          <div className="inline-input">
-            <input
-              id={`${ids}-quantity`}
-              type="number"
-              inputMode="numeric"
-              min={1}
-              step={1}
-              value={quantityText}
-              onChange={(event) => {
-                setTyped({ kind, value: event.target.value });
-                edited();
-              }}
-            />
-            {shownMax > 0 ? (
-              <button
-                type="button"
-                className="link-button"
-                onClick={() => {
-                  setTyped({ kind, value: String(shownMax) });
-                  edited();
-                }}
-              >
-                Max {formatNumber(shownMax)}
-              </button>
+      {open ? null : (
+        <button
+          type="button"
+          className="button small ghost"
+          aria-expanded="false"
+          onClick={() => setOpen(true)}
+        >
+          Split credits into a Yes of every option
+        </button>
+      )}
+      {open ? (
+        <>
+          <form onSubmit={submit} noValidate>
+            {offered.length > 1 ? (
+              <fieldset className="segmented">
+                <legend>Conversion</legend>
+                {offered.map((value) => (
+                  <label key={value}>
+                    <input
+                      type="radio"
+                      name={`${ids}-kind`}
+                      value={value}
+                      checked={kind === value}
+                      onChange={() => {
+                        setKind(value);
+                        edited();
+                      }}
+                    />
+                    <span>{KIND_LABELS[value]}</span>
+                  </label>
+                ))}
+              </fieldset>
             ) : null}
-          </div>
-        </div>
-        {problem ? (
-          <p className="field-error" role="alert" data-testid="conversion-problem">
-            {problem}
-          </p>
-        ) : (
-          <div aria-live="polite">
-            <p className="conversion-headline" data-testid="conversion-headline">
-              {headline(kind, quantity, givenLabels, otherCount, preview.cashCents)}.
-            </p>
-            <dl className="preview">
-              <div className="stacked">
-                <dt>You give</dt>
-                <dd data-testid="conversion-give">{give}</dd>
+            {kind === 'convert' ? (
+              <fieldset className="convert-options">
+                <legend>Give the No shares of</legend>
+                {convertible.map((option) => (
+                  <label key={option.optionId} className="check">
+                    <input
+                      type="checkbox"
+                      checked={givenIds.includes(option.optionId)}
+                      onChange={(event) => {
+                        setGiven(
+                          event.target.checked
+                            ? [...givenIds, option.optionId]
+                            : givenIds.filter((id) => id !== option.optionId),
+                        );
+                        edited();
+                      }}
+                    />
+                    {option.label} <span className="muted small">({formatNumber(option.free)} No free)</span>
+                  </label>
+                ))}
+              </fieldset>
+            ) : null}
+            <div className="field">
+              <label htmlFor={`${ids}-quantity`}>Shares of each option</label>
+              <div className="inline-input">
+                <input
+                  id={`${ids}-quantity`}
+                  type="number"
+                  inputMode="numeric"
+                  min={1}
+                  step={1}
+                  value={quantityText}
+                  onChange={(event) => {
+                    setTyped({ kind, value: event.target.value });
+                    edited();
+                  }}
+                />
+                {shownMax > 0 ? (
+                  <button
+                    type="button"
+                    className="link-button"
+                    onClick={() => {
+                      setTyped({ kind, value: String(shownMax) });
+                      edited();
+                    }}
+                  >
+                    Max {formatNumber(shownMax)}
+                  </button>
+                ) : null}
               </div>
-              <div className="stacked">
-                <dt>You get</dt>
-                <dd data-testid="conversion-get">{get}</dd>
-              </div>
-              <div>
-                <dt>Available</dt>
-                <dd>{formatCredits(cash)}</dd>
-              </div>
-            </dl>
-          </div>
-        )}
-        {reviewing && !problem ? (
-          <section className="review" aria-labelledby={`${ids}-review`}>
-            <h3 id={`${ids}-review`}>Review the conversion</h3>
-            <p data-testid="conversion-review">
-              You give {give} and get {get}. It cannot be undone, though another conversion can turn it back.
-            </p>
-            <div className="actions">
-              <button
-                ref={confirmButton}
-                type="button"
-                className="button"
-                onClick={send}
-                disabled={convert.pending}
-              >
-                Confirm {KIND_LABELS[kind].toLowerCase()}
-              </button>
-              <button type="button" className="link-button" onClick={() => setReviewing(false)}>
-                Change it
-              </button>
             </div>
-          </section>
-        ) : (
-          <button type="submit" className="button block" disabled={Boolean(problem) || convert.pending}>
-            {convert.pending ? 'Converting…' : `${KIND_LABELS[kind]}…`}
+            {problem ? (
+              <p className="field-error" role="alert" data-testid="conversion-problem">
+                {problem}
+              </p>
+            ) : (
+              <div aria-live="polite">
+                <p className="conversion-headline" data-testid="conversion-headline">
+                  {headline(kind, quantity, givenLabels, otherCount, preview.cashCents)}.
+                </p>
+                <dl className="preview">
+                  <div className="stacked">
+                    <dt>You give</dt>
+                    <dd data-testid="conversion-give">{give}</dd>
+                  </div>
+                  <div className="stacked">
+                    <dt>You get</dt>
+                    <dd data-testid="conversion-get">{get}</dd>
+                  </div>
+                  <div>
+                    <dt>Available</dt>
+                    <dd>{formatCredits(cash)}</dd>
+                  </div>
+                </dl>
+              </div>
+            )}
+            {reviewing && !problem ? (
+              <section className="review" aria-labelledby={`${ids}-review`}>
+                <h3 id={`${ids}-review`}>Review the conversion</h3>
+                <p data-testid="conversion-review">
+                  You give {give} and get {get}. It cannot be undone, though another conversion can turn it
+                  back.
+                </p>
+                <div className="actions">
+                  <button
+                    ref={confirmButton}
+                    type="button"
+                    className="button"
+                    onClick={send}
+                    disabled={convert.pending}
+                  >
+                    Confirm {KIND_LABELS[kind].toLowerCase()}
+                  </button>
+                  <button type="button" className="link-button" onClick={() => setReviewing(false)}>
+                    Change it
+                  </button>
+                </div>
+              </section>
+            ) : (
+              <button type="submit" className="button block" disabled={Boolean(problem) || convert.pending}>
+                {convert.pending ? 'Converting…' : `${KIND_LABELS[kind]}…`}
+              </button>
+            )}
+            {convert.error ? (
+              <ErrorMessage error={convert.error} describe={describeConversionError} />
+            ) : result ? (
+              <p className="success" role="status" data-testid="conversion-result">
+                {result}
+              </p>
+            ) : null}
+          </form>
+          <button
+            type="button"
+            className="link-button small"
+            aria-expanded={history}
+            onClick={() => setHistory(!history)}
+          >
+            {history ? 'Hide your conversions here' : 'Show your conversions here'}
           </button>
-        )}
-        {convert.error ? (
-          <ErrorMessage error={convert.error} describe={describeConversionError} />
-        ) : result ? (
-          <p className="success" role="status" data-testid="conversion-result">
-            {result}
-          </p>
-        ) : null}
-      </form>
-      <button
-        type="button"
-        className="link-button small"
-        aria-expanded={history}
-        onClick={() => setHistory(!history)}
-      >
-        {history ? 'Hide your conversions here' : 'Show your conversions here'}
-      </button>
-      {history ? <ConversionHistory eventSlug={market.slug} optionCount={options.length} /> : null}
+          {history ? <ConversionHistory eventSlug={market.slug} optionCount={options.length} /> : null}
+        </>
+      ) : null}
     </section>
   );
 }

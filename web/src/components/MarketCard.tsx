@@ -1,7 +1,15 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import type { MarketSummary, OptionSummary } from '../api/types';
-import { formatCredits, formatDay, formatPercentBps, formatPrice, titleCase } from '../lib/format';
+import {
+  chanceTenths,
+  formatCredits,
+  formatDay,
+  formatPercentBps,
+  formatPrice,
+  formatTenths,
+  titleCase,
+} from '../lib/format';
 
 const SHOWN_OPTIONS = 3;
 
@@ -40,16 +48,16 @@ function OpenOption({ option }: { option: OptionSummary }) {
 }
 
 /** An open exclusive event's option: its chance of being the one winner. */
-function ChanceOption({ label, probabilityBps }: { label: string; probabilityBps: number }) {
+function ChanceOption({ label, tenths }: { label: string; tenths: number }) {
   return (
     <>
       <span className="option-label">{label}</span>
       <span className="prob-bar" aria-hidden="true">
-        <span className="prob-fill" style={{ width: `${probabilityBps / 100}%` }} />
+        <span className="prob-fill" style={{ width: `${tenths / 10}%` }} />
       </span>
       <span className="prices">
         <span className="chance" data-testid="card-chance">
-          {formatPercentBps(probabilityBps)}
+          {formatTenths(tenths)}
         </span>
       </span>
       <span className="visually-hidden"> chance</span>
@@ -62,21 +70,24 @@ function ChanceOption({ label, probabilityBps }: { label: string; probabilityBps
  * shows always adds up to 100 %.
  */
 function OneWinnerOptions({ options }: { options: OptionSummary[] }) {
-  const ranked = [...options].sort((a, b) => b.probabilityBps - a.probabilityBps);
+  const tenths = chanceTenths(options.map((option) => option.probabilityBps));
+  const ranked = options
+    .map((option, index) => ({ id: option.id, label: option.label, tenths: tenths[index] ?? 0 }))
+    .sort((a, b) => b.tenths - a.tenths);
   const shown = ranked.length > SHOWN_OPTIONS + 1 ? ranked.slice(0, SHOWN_OPTIONS) : ranked;
   const rest = ranked.slice(shown.length);
   return (
     <ul className="option-list">
       {shown.map((option) => (
         <li key={option.id}>
-          <ChanceOption label={option.label} probabilityBps={option.probabilityBps} />
+          <ChanceOption label={option.label} tenths={option.tenths} />
         </li>
       ))}
       {rest.length > 0 ? (
         <li className="muted">
           <ChanceOption
             label={`${rest.length} other options`}
-            probabilityBps={rest.reduce((sum, option) => sum + option.probabilityBps, 0)}
+            tenths={rest.reduce((sum, option) => sum + option.tenths, 0)}
           />
         </li>
       ) : null}

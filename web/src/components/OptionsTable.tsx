@@ -1,5 +1,12 @@
 import type { MarketDetail, OrderBook, Side } from '../api/types';
-import { formatCredits, formatPercentBps, formatPrice, titleCase } from '../lib/format';
+import {
+  chanceTenths,
+  formatCredits,
+  formatPercentBps,
+  formatPrice,
+  formatTenths,
+  titleCase,
+} from '../lib/format';
 import { buyPrice, type ShownStatus } from '../lib/market';
 import { TableScroll } from './TableScroll';
 
@@ -32,7 +39,10 @@ export function OptionsTable({
 }) {
   const tradable = status === 'open';
   const { exclusive } = market;
-  const totalBps = market.options.reduce((sum, option) => sum + option.probabilityBps, 0);
+  // An exclusive event's chances, each to a tenth, and what they add up to: exactly 100.0 %.
+  const tenths = chanceTenths(market.options.map((option) => option.probabilityBps));
+  const chances = tenths.map(formatTenths);
+  const together = formatTenths(tenths.reduce((sum, value) => sum + value, 0));
   return (
     <section className="card area-options" aria-labelledby="options-heading">
       <h2 id="options-heading">Options</h2>
@@ -55,7 +65,7 @@ export function OptionsTable({
             </tr>
           </thead>
           <tbody>
-            {market.options.map((option) => {
+            {market.options.map((option, index) => {
               const live = books.get(option.id);
               const quote = live
                 ? {
@@ -74,7 +84,7 @@ export function OptionsTable({
                     {option.resolution ? (
                       <Outcome resolution={option.resolution} />
                     ) : tradable && exclusive ? (
-                      formatPercentBps(option.probabilityBps)
+                      chances[index]
                     ) : tradable ? (
                       option.lastYesPriceCents === null && option.houseLiquidityCents === 0 ? (
                         <span className="muted">No trade yet</span>
@@ -124,7 +134,7 @@ export function OptionsTable({
             <tfoot>
               <tr>
                 <th scope="row">Together</th>
-                <td data-testid="chances-sum">{formatPercentBps(totalBps)}</td>
+                <td data-testid="chances-sum">{together}</td>
                 <td />
                 <td className="col-volume">
                   {formatCredits(market.options.reduce((sum, option) => sum + option.volumeCents, 0))}

@@ -15,7 +15,7 @@ import {
 import { type RefObject, useEffect, useMemo, useRef, useState } from 'react';
 import type { OptionDetail } from '../api/types';
 import { type ChartSeries, chartSeries, valueAt } from '../lib/chart-series';
-import { formatDate, formatPercentBps, formatPrice } from '../lib/format';
+import { chanceTenths, formatDate, formatPrice, formatTenths } from '../lib/format';
 import { useTheme } from '../theme';
 
 export const RANGES = [
@@ -232,19 +232,22 @@ export function PriceChart({
   const { theme } = useTheme();
   // biome-ignore lint/correctness/useExhaustiveDependencies: the theme changes the palette
   const colours = useMemo(() => series.map((item) => colourOf(item.index)), [series, theme]);
-  const nowText = (item: ChartSeries) =>
-    item.chanceBps === null ? `Yes ${formatPrice(item.last)}` : `${formatPercentBps(item.chanceBps)} chance`;
+  // An exclusive event's chances now, each to a tenth, adding up to exactly 100.0 %.
+  const tenths = chanceTenths(series.map((item) => item.chanceBps ?? 0));
+  const chanceNow = (i: number) => formatTenths(tenths[i] ?? 0);
+  const nowText = (item: ChartSeries, i: number) =>
+    item.chanceBps === null ? `Yes ${formatPrice(item.last)}` : `${chanceNow(i)} chance`;
   const summary = series
-    .map((item) => {
+    .map((item, i) => {
       const values = item.points.flatMap((point) => (point.value === undefined ? [] : [point.value]));
       const note = legendNote(item);
       if (item.last === null) return `${item.label}: ${note}`;
       return note
-        ? `${item.label}: ${nowText(item)} (${note})`
-        : `${item.label}: ${nowText(item)} now, between ${formatValue(Math.min(...values), exclusive)} and ${formatValue(Math.max(...values), exclusive)}`;
+        ? `${item.label}: ${nowText(item, i)} (${note})`
+        : `${item.label}: ${nowText(item, i)} now, between ${formatValue(Math.min(...values), exclusive)} and ${formatValue(Math.max(...values), exclusive)}`;
     })
     .join('. ');
-  const totalBps = series.reduce((sum, item) => sum + (item.chanceBps ?? 0), 0);
+  const together = formatTenths(tenths.reduce((sum, value) => sum + value, 0));
 
   return (
     <figure className="chart">
@@ -293,7 +296,7 @@ export function PriceChart({
       <figcaption className="legend" data-testid="chart-legend">
         {exclusive ? (
           <p className="legend-total small" data-testid="chances-total">
-            Chances now, one winner: together <strong>{formatPercentBps(totalBps)}</strong>
+            Chances now, one winner: together <strong>{together}</strong>
           </p>
         ) : null}
         <ul className="plain">
@@ -301,9 +304,7 @@ export function PriceChart({
             <li key={item.optionId} className="legend-item">
               <Swatch series={item} colour={colours[i] ?? ''} />
               <span className="legend-label">{item.label}</span>{' '}
-              <strong>
-                {item.chanceBps === null ? formatPrice(item.last) : formatPercentBps(item.chanceBps)}
-              </strong>
+              <strong>{item.chanceBps === null ? formatPrice(item.last) : chanceNow(i)}</strong>
               {legendNote(item) ? <span className="muted small"> · {legendNote(item)}</span> : null}
             </li>
           ))}

@@ -22,7 +22,7 @@ import type {
 } from '../api/types';
 import { useAuth } from '../auth';
 import { holdingsChanged } from '../lib/account-live';
-import { formatCredits, formatNumber, formatPercentBps, formatPrice } from '../lib/format';
+import { formatChances, formatCredits, formatNumber, formatPrice } from '../lib/format';
 import { useAction } from '../lib/hooks';
 import { estimateFill, type FillEstimate, levelsTaken, priceToFill } from '../lib/market';
 import type { PickedPrice } from './OrderBookView';
@@ -293,6 +293,7 @@ export function TradeTicket({
     return best === undefined ? '…' : best === null ? 'none' : formatPrice(best);
   };
   const verb = action === 'BUY' ? 'Buy' : 'Sell';
+  const chances = formatChances(market.options.map((candidate) => candidate.probabilityBps));
 
   return (
     <section className="card ticket" aria-labelledby={`${ids}-title`}>
@@ -309,11 +310,9 @@ export function TradeTicket({
                 onOption(event.target.value);
               }}
             >
-              {market.options.map((candidate) => (
+              {market.options.map((candidate, index) => (
                 <option key={candidate.id} value={candidate.id}>
-                  {market.exclusive
-                    ? `${candidate.label} · ${formatPercentBps(candidate.probabilityBps)}`
-                    : candidate.label}
+                  {market.exclusive ? `${candidate.label} · ${chances[index]}` : candidate.label}
                 </option>
               ))}
             </select>

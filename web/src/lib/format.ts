@@ -30,6 +30,33 @@ export function formatPercentBps(bps: number): string {
   return `${(bps / 100).toFixed(bps % 100 === 0 ? 0 : 1)}%`;
 }
 
+/**
+ * An exclusive event's chances (basis points adding up to 10,000) in tenths of a percent that add up to exactly
+ * 1,000, by the largest remainder: rounding each on its own could show 99.9 % or 100.1 % together.
+ */
+export function chanceTenths(bps: number[]): number[] {
+  const whole = bps.map((value) => Math.floor(value / 10));
+  const total = Math.round(bps.reduce((sum, value) => sum + value, 0) / 10);
+  let left = total - whole.reduce((sum, value) => sum + value, 0);
+  const order = bps.map((value, index) => ({ index, rest: value % 10 })).sort((a, b) => b.rest - a.rest);
+  for (const { index } of order) {
+    if (left <= 0) break;
+    whole[index] = (whole[index] ?? 0) + 1;
+    left -= 1;
+  }
+  return whole;
+}
+
+/** A chance in tenths of a percent: "38.0%". */
+export function formatTenths(tenths: number): string {
+  return `${(tenths / 10).toFixed(1)}%`;
+}
+
+/** An exclusive event's chances as shown, in the order given: each to a tenth, together exactly 100.0 %. */
+export function formatChances(bps: number[]): string[] {
+  return chanceTenths(bps).map(formatTenths);
+}
+
 export function pnlClass(cents: number): string {
   return cents > 0 ? 'gain' : cents < 0 ? 'loss' : '';
 }

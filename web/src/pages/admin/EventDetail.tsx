@@ -5,7 +5,7 @@ import type { Outcome } from '../../api/console-types';
 import type { MarketDetail } from '../../api/types';
 import { ConfirmButton } from '../../components/Confirm';
 import { ErrorMessage, Loaded } from '../../components/Status';
-import { formatCredits, formatDate, formatPercentBps, formatPrice } from '../../lib/format';
+import { formatChances, formatCredits, formatDate, formatPrice } from '../../lib/format';
 import { useAction, useApi, useDocumentTitle } from '../../lib/hooks';
 import { StatusPill } from './AdminLayout';
 import { toCents } from './Events';
@@ -414,12 +414,12 @@ export function AdminEventPage() {
                   </tr>
                 </thead>
                 <tbody>
-                  {e.options.map((option) => (
+                  {e.options.map((option, index) => (
                     <tr key={option.id}>
                       <td>{option.label}</td>
                       <td>
                         {e.exclusive
-                          ? formatPercentBps(option.probabilityBps)
+                          ? formatChances(e.options.map((o) => o.probabilityBps))[index]
                           : formatPrice(option.yesPriceCents)}
                       </td>
                       <td>{formatCredits(option.volumeCents)}</td>
