@@ -212,6 +212,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     keyPrefix: config.redisKeyPrefix,
     metrics,
     orders: { limit: config.orderRateLimit, windowMs: config.orderRateWindowMs },
+    pullMax: config.rateLimitPullMax,
   });
   // While closing, every request but the probes is answered 503 SHUTTING_DOWN (counted, with the rate-limit headers).
   app.addHook('onRequest', async (request) => {

@@ -126,14 +126,28 @@ const MEDIA: Record<string, { requestBody?: Json; success?: { type: string; sche
   },
 };
 
-/** Operations that place orders or convert: a retry with the same key answers the first result with Idempotent-Replayed. */
-const IDEMPOTENT = new Set([
-  'placeTrade',
-  'placeLimitOrder',
-  'convertShares',
-  'placeLimitOrderBatch',
-  'amendLimitOrder',
-]);
+/**
+ * Operations that place orders, amend them or convert: a retry with the same key answers the first result with
+ * Idempotent-Replayed; what that answer is, per operation.
+ */
+const REPLAYS: Record<string, string> = {
+  placeTrade:
+    'The order as placed; a retry with the same Idempotency-Key (or clientOrderId) answers the first result ' +
+    'again, 201 with Idempotent-Replayed: true, and places nothing',
+  placeLimitOrder:
+    'The order as placed; a retry with the same Idempotency-Key (or clientOrderId) answers the first result ' +
+    'again, 201 with Idempotent-Replayed: true, and places nothing',
+  convertShares:
+    'The conversion as made; a retry with the same Idempotency-Key answers the first result again, 201 with ' +
+    'Idempotent-Replayed: true, and converts nothing',
+  placeLimitOrderBatch:
+    'One result per order; a retry with the same Idempotency-Key answers each placed order’s first result again ' +
+    '(Idempotent-Replayed: true when every order was replayed) and places only those not placed before',
+  amendLimitOrder:
+    'The order as amended; a retry with the same Idempotency-Key answers the first result again, 200 with ' +
+    'Idempotent-Replayed: true, and changes nothing',
+};
+const IDEMPOTENT = new Set(Object.keys(REPLAYS));
 
 /** Operations that place orders: they draw on the order budget, and say how much is left of it. */
 const ORDER_BUDGET = new Set(['placeTrade', 'placeLimitOrder', 'placeLimitOrderBatch', 'amendLimitOrder']);
@@ -196,10 +210,13 @@ function withHeaders(operationId: string, status: string, response: Json): Json 
     headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
   if (ORDER_BUDGET.has(operationId) && (status.startsWith('2') || status === '429')) {
     for (const name of ['Limit', 'Remaining', 'Reset'])
-      headers[`Order-RateLimit-${name}`] = {
-        $ref: `#/components/headers/Order-RateLimit-${name}`,
-        ...(status === '429' ? { description: 'Present when the order budget refused the request' } : {}),
-      };
+      headers[`Order-RateLimit-${name}`] =
+        status === '429'
+          ? {
+              description: 'Present when the order budget refused the request (ORDER_RATE_LIMITED)',
+              schema: { type: 'integer', minimum: 0 },
+            }
+          : { $ref: `#/components/headers/Order-RateLimit-${name}` };
   }
   if (IDEMPOTENT.has(operationId) && status.startsWith('2')) {
     headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
@@ -208,10 +225,7 @@ function withHeaders(operationId: string, status: string, response: Json): Json 
 }
 
 function successDescription(operationId: string): string {
-  return IDEMPOTENT.has(operationId)
-    ? 'The order as placed; a retry with the same Idempotency-Key (or clientOrderId) answers the first result ' +
-        'again, 201 with Idempotent-Replayed: true, and places nothing'
-    : 'Success';
+  return REPLAYS[operationId] ?? 'Success';
 }
 
 /** Errors are JSON whatever the route produces; its success answers have their true media type. */

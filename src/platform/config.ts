@@ -41,6 +41,8 @@ export interface Config {
   /** Orders one user may place per window (single orders, batches' orders and amends; never cancels). */
   orderRateLimit: number;
   orderRateWindowMs: number;
+  /** Requests per window of each budget for pulling quotes (cancels, cancel-all, heartbeats). */
+  rateLimitPullMax: number;
   /** The most limit orders one batch request carries. */
   maxBatchOrders: number;
   /** How often each instance looks for dead man's switches that went off. */
@@ -226,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitWindowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
     orderRateLimit: int(env, 'ORDER_RATE_LIMIT', 100, 1, 10_000_000),
     orderRateWindowMs: int(env, 'ORDER_RATE_WINDOW_MS', 1000, 100, 3_600_000),
+    rateLimitPullMax: int(env, 'RATE_LIMIT_PULL_MAX', 600, 1, 10_000_000),
     maxBatchOrders: int(env, 'MAX_BATCH_ORDERS', 20, 1, 200),
     heartbeatCheckMs: int(env, 'HEARTBEAT_CHECK_MS', 1000, 50, 60_000),
     loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),

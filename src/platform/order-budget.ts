@@ -22,12 +22,15 @@ export interface RedisGate {
   trip(why: string): void;
 }
 
-/** Takes `n` from a counter unless that would pass `max`; answers [count, ms left in the window, taken 0|1]. */
+/**
+ * Takes `n` from a counter unless that would pass `max` (taking nothing always passes); answers [count, ms left in
+ * the window, taken 0|1].
+ */
 const TAKE = `
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 local n = tonumber(ARGV[1])
 local ttl = redis.call('PTTL', KEYS[1])
-if current + n > tonumber(ARGV[2]) then
+if n > 0 and current + n > tonumber(ARGV[2]) then
   if ttl < 0 then ttl = tonumber(ARGV[3]) end
   return {current, ttl, 0}
 end
@@ -84,25 +87,30 @@ export class OrderBudget {
     }
   }
 
-  private async takeShared(key: string, orders: number) {
-    if (!this.redis || !this.gate?.usable) return null;
+  private async withinBound<T>(reply: Promise<T>): Promise<T | null> {
+    const gate = this.gate as RedisGate;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), this.gate?.timeoutMs);
+      timer = setTimeout(() => resolve(null), gate.timeoutMs);
     });
     try {
-      const answer = await Promise.race([
-        this.redis.eval(TAKE, 1, key, orders, this.limit, this.windowMs) as Promise<[number, number, number]>,
-        late,
-      ]);
-      if (answer === null) this.gate.trip(`no answer within ${this.gate.timeoutMs} ms`);
-      return answer && { count: Number(answer[0]), resetMs: Number(answer[1]), taken: answer[2] === 1 };
+      const answer = await Promise.race([reply, late]);
+      if (answer === null) gate.trip(`no answer within ${gate.timeoutMs} ms`);
+      return answer;
     } catch (error) {
-      this.gate.trip((error as Error).message);
+      gate.trip((error as Error).message);
       return null;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private async takeShared(key: string, orders: number) {
+    if (!this.redis || !this.gate?.usable) return null;
+    const answer = await this.withinBound(
+      this.redis.eval(TAKE, 1, key, orders, this.limit, this.windowMs) as Promise<[number, number, number]>,
+    );
+    return answer && { count: Number(answer[0]), resetMs: Number(answer[1]), taken: answer[2] === 1 };
   }
 
   private takeLocal(key: string, orders: number) {
@@ -112,7 +120,7 @@ export class OrderBudget {
       window = { count: 0, resetAt: now + this.windowMs };
       this.local.set(key, window);
     }
-    const taken = window.count + orders <= this.limit;
+    const taken = orders === 0 || window.count + orders <= this.limit;
     if (taken) window.count += orders;
     return { count: window.count, resetMs: window.resetAt - now, taken };
   }

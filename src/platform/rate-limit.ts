@@ -8,6 +8,13 @@ import type { Metrics } from './metrics.js';
 import { OrderBudget } from './order-budget.js';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route pulls quotes (cancels, cancel-all, the dead man's switch): it draws on the user's budget for pulling
+     * rather than the request budget, so that a bot that has spent its requests can still take its orders down.
+     */
+    pulls?: boolean;
+  }
   interface FastifyInstance {
     /** The per-user order budget, which order-placing routes draw on beside the request budget. */
     orderBudget: OrderBudget;
@@ -24,6 +31,8 @@ export interface RateLimitOptions {
   metrics: Metrics;
   /** The order budget: orders per user per window. */
   orders: { limit: number; windowMs: number };
+  /** The budget of the routes that pull quotes, per `rateLimitKey` and window. */
+  pullMax: number;
 }
 
 type Counted = { current: number; ttl: number };
@@ -242,8 +251,13 @@ export const rateLimitPlugin = fp<RateLimitOptions>(
     // or 403 included, carries the RateLimit headers (and bad credentials are limited like anything else). A route
     // that says `config: { rateLimit: false }` (the web app's files) is not counted.
     const limit = app.rateLimit();
+    const pulls = app.rateLimit({
+      max: options.pullMax,
+      keyGenerator: (request) => `pulls:${rateLimitKey(request)}`,
+    });
     app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.config?.rateLimit !== false) await limit.call(app, request, reply);
+      const config = request.routeOptions.config;
+      if (config?.rateLimit !== false) await (config?.pulls ? pulls : limit).call(app, request, reply);
       if (request.credentialCheckFailure) throw request.credentialCheckFailure;
     });
   },

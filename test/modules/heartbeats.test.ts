@@ -88,10 +88,13 @@ async function heartbeatOf(app: FastifyInstance, token: string): Promise<Heartbe
   return res.json();
 }
 
-/** Makes a credential's switch due now, as if its timeout had passed in silence. */
+/**
+ * Makes a credential's switch due now, as if its timeout had passed in silence just now: after every order the
+ * test placed with it (the switch cancels what was placed before its time ran out).
+ */
 async function lapse(database: Database, credential: string): Promise<void> {
   const { numAffectedRows } = await sql`
-    UPDATE heartbeats SET expires_at = now() - interval '1 second'
+    UPDATE heartbeats SET expires_at = now()
     WHERE credential = ${credential} AND expires_at IS NOT NULL`.execute(database.db);
   expect(Number(numAffectedRows)).toBe(1);
 }
@@ -268,6 +271,22 @@ describe('the dead man’s switch on one instance', () => {
     expect(await t.app.jobs.runNow('heartbeats')).toBe(0);
     expect(await openIds(t.app, user.token)).toEqual([fresh.id]);
     expect(await balanceOf(t.app, user.token)).toEqual({ cashCents: 99_840, reservedCents: 160 });
+  });
+
+  it('cancels only what was placed before its time ran out, whoever looks at it later', async () => {
+    const optionId = await newOption();
+    const user = await newUser(t.app);
+    const bot = await createKey(t.app, user);
+    const before = await place(t.app, bot.key, optionId, 'YES', 2, 30);
+    await beat(t.app, bot.key, 5);
+    await lapse(t.database, `apiKey:${bot.id}`);
+    // Placed after the time ran out and before any job looked: not the switch's to cancel.
+    const after = await place(t.app, bot.key, optionId, 'YES', 3, 31);
+    expect(await t.app.jobs.runNow('heartbeats')).toBe(1);
+    const orders = await ordersOf(t.app, user.token);
+    expect(orders.get(before.id)).toMatchObject({ status: 'cancelled', cancelReason: 'heartbeat_lapsed' });
+    expect(orders.get(after.id)).toMatchObject({ status: 'open', cancelReason: null });
+    expect(await heartbeatOf(t.app, bot.key)).toMatchObject({ armed: false, cancelledOrders: 1 });
   });
 
   it('covers a session’s orders when the session arms it, and no other user’s', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, expectInvariants, type TestApp } from '../support/app.js';
+import { ADMIN_EMAIL, createMarket } from '../support/exchange.js';
 import { bearer, newUser } from '../support/factories.js';
 
 /** A user's browser sessions and their API keys draw from two budgets of RATE_LIMIT_MAX each. */
@@ -42,5 +43,95 @@ describe('rate-limit budgets of a user', () => {
     for (let i = 0; i < 4; i++) expect((await streak(key)).statusCode).toBe(200);
     expect((await streak(key)).statusCode).toBe(429);
     expect((await streak(user.token)).statusCode).toBe(429);
+  });
+});
+
+/**
+ * Pulling quotes always works: cancels, cancel-all and the dead man's switch draw on a budget of their own, never
+ * on the request budget; and an order answered from its idempotency key gives back what it took of the order budget.
+ */
+describe('the budgets of a market maker', () => {
+  let t: TestApp;
+  let optionId: string;
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: { RATE_LIMIT_MAX: '6', RATE_LIMIT_PULL_MAX: '3', ORDER_RATE_LIMIT: '5', ADMIN_EMAIL },
+    });
+    const admin = await newUser(t.app, { email: ADMIN_EMAIL });
+    optionId = (await createMarket(t.app, admin.token, { options: [{ label: 'Yes' }] })).options[0]
+      ?.id as string;
+  });
+  afterAll(async () => {
+    await expectInvariants(t.database);
+    await t.close();
+  });
+
+  const batch = (token: string, prices: number[], key?: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/limit-orders/batch',
+      headers: { ...bearer(token), ...(key ? { 'idempotency-key': key } : {}) },
+      payload: {
+        orders: prices.map((limitPriceCents) => ({
+          optionId,
+          side: 'YES',
+          action: 'BUY',
+          quantity: 1,
+          limitPriceCents,
+        })),
+      },
+    });
+
+  it('cancels and keeps the switch armed once the requests are spent, within a budget of their own', async () => {
+    const maker = await newUser(t.app);
+    expect((await batch(maker.token, [30, 31])).statusCode).toBe(200);
+    // The batch spent one request of the user's six (registering counted against the address); five more spend the rest.
+    for (let i = 0; i < 5; i++)
+      expect((await t.app.inject({ url: '/api/me/streak', headers: bearer(maker.token) })).statusCode).toBe(
+        200,
+      );
+    expect((await batch(maker.token, [32])).statusCode).toBe(429);
+
+    const beat = await t.app.inject({
+      method: 'POST',
+      url: '/api/heartbeat',
+      headers: bearer(maker.token),
+      payload: { timeoutSeconds: 30 },
+    });
+    expect(beat.statusCode).toBe(200);
+    expect(beat.headers['ratelimit-limit']).toBe('3');
+    const pulled = await t.app.inject({
+      method: 'POST',
+      url: '/api/limit-orders/cancel-all',
+      headers: bearer(maker.token),
+      payload: { optionId },
+    });
+    expect(pulled.statusCode).toBe(200);
+    expect(pulled.json().cancelledCount).toBe(2);
+    expect(pulled.headers['ratelimit-remaining']).toBe('1');
+    const off = await t.app.inject({ method: 'DELETE', url: '/api/heartbeat', headers: bearer(maker.token) });
+    expect(off.statusCode).toBe(200);
+    // The pulling budget has a bound too.
+    const fourth = await t.app.inject({ url: '/api/heartbeat', headers: bearer(maker.token) });
+    expect(fourth.statusCode).toBe(429);
+    expect(fourth.json()).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
+  it('charges a retried batch only for the orders it newly places', async () => {
+    const maker = await newUser(t.app);
+    const first = await batch(maker.token, [40, 41, 42], 'quotes-1');
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['order-ratelimit-remaining']).toBe('2');
+    const again = await batch(maker.token, [40, 41, 42], 'quotes-1');
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    // Two orders fit after the replay gave its three back; a third would not.
+    expect((await batch(maker.token, [43, 44])).statusCode).toBe(200);
+    const over = await batch(maker.token, [45]);
+    expect(over.statusCode).toBe(429);
+    expect(over.json()).toMatchObject({ code: 'ORDER_RATE_LIMITED' });
+    expect(over.headers['retry-after']).toBeDefined();
+    const open = await t.app.inject({ url: '/api/limit-orders?status=open', headers: bearer(maker.token) });
+    expect(open.json().data).toHaveLength(5);
   });
 });

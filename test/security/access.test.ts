@@ -39,6 +39,13 @@ interface ResourceCell {
 }
 
 const RESOURCE_CELLS: ResourceCell[] = [
+  // Before the cancel below, which ends the order it amends.
+  {
+    operation: 'POST /api/limit-orders/{id}/amend',
+    status: 404,
+    request: (r) => ({ url: `/api/limit-orders/${r.orderId}/amend`, payload: { remainingQuantity: 1 } }),
+    allowed: 'owner',
+  },
   {
     operation: 'DELETE /api/limit-orders/{id}',
     status: 404,

@@ -1032,13 +1032,13 @@ export interface paths {
         };
         /**
          * The dead man’s switch of this credential
-         * @description The dead man’s switch of the credential (API key or session) this request is sent with: once armed, if no heartbeat arrives within `timeoutSeconds`, every resting order this credential placed is cancelled (reason `heartbeat_lapsed`, announced like any cancel) and the switch disarms until the next heartbeat. Any instance may receive the heartbeats; the state is kept in the database and checked by every instance about every second (HEARTBEAT_CHECK_MS), so the orders go within about a second of the timeout, across restarts.
+         * @description The dead man’s switch of the credential (API key or session) this request is sent with: once armed, if no heartbeat arrives within `timeoutSeconds`, every resting order this credential placed is cancelled (reason `heartbeat_lapsed`, announced like any cancel) and the switch disarms until the next heartbeat. Any instance may receive the heartbeats; the state is kept in the database and checked by every instance about every second (HEARTBEAT_CHECK_MS), so the orders go within about a second of the timeout, across restarts. Draws on the budget for pulling quotes (RATE_LIMIT_PULL_MAX), never on the request budget.
          */
         get: operations["getHeartbeat"];
         put?: never;
         /**
          * Send a heartbeat (arm or keep the dead man’s switch)
-         * @description The dead man’s switch of the credential (API key or session) this request is sent with: once armed, if no heartbeat arrives within `timeoutSeconds`, every resting order this credential placed is cancelled (reason `heartbeat_lapsed`, announced like any cancel) and the switch disarms until the next heartbeat. Any instance may receive the heartbeats; the state is kept in the database and checked by every instance about every second (HEARTBEAT_CHECK_MS), so the orders go within about a second of the timeout, across restarts. Each heartbeat pushes the deadline `timeoutSeconds` on.
+         * @description The dead man’s switch of the credential (API key or session) this request is sent with: once armed, if no heartbeat arrives within `timeoutSeconds`, every resting order this credential placed is cancelled (reason `heartbeat_lapsed`, announced like any cancel) and the switch disarms until the next heartbeat. Any instance may receive the heartbeats; the state is kept in the database and checked by every instance about every second (HEARTBEAT_CHECK_MS), so the orders go within about a second of the timeout, across restarts. Draws on the budget for pulling quotes (RATE_LIMIT_PULL_MAX), never on the request budget. Each heartbeat pushes the deadline `timeoutSeconds` on.
          */
         post: operations["sendHeartbeat"];
         /**
@@ -1107,7 +1107,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel a limit order
-         * @description Releases what the order held. 409 ORDER_NOT_OPEN when it is no longer open; 404 for another user’s order.
+         * @description Releases what the order held. 409 ORDER_NOT_OPEN when it is no longer open; 404 for another user’s order. Draws on the budget for pulling quotes (RATE_LIMIT_PULL_MAX), not the request budget.
          */
         delete: operations["cancelLimitOrder"];
         options?: never;
@@ -1166,7 +1166,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel several limit orders
-         * @description Cancels each of the orders named, with a result per id: the cancelled order (status 200), 404 for an order that is not yours, 409 ORDER_NOT_OPEN for one no longer open. Never refused for the order budget.
+         * @description Cancels each of the orders named, with a result per id: the cancelled order (status 200), 404 for an order that is not yours, 409 ORDER_NOT_OPEN for one no longer open. Draws on the budget for pulling quotes (RATE_LIMIT_PULL_MAX), never on the request or the order budget.
          */
         post: operations["cancelLimitOrders"];
         delete?: never;
@@ -1186,7 +1186,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel all your resting orders, or those a filter takes
-         * @description Cancels every resting order of yours that the filters take (`optionId`, `eventSlug`, `side`, `action`; none: all of them), through the order pipeline like single cancels (stream, webhooks, feed), and answers the orders it cancelled. An order that fills or ends meanwhile is simply not among them. Never refused for the order budget: pulling quotes always works.
+         * @description Cancels every resting order of yours that the filters take (`optionId`, `eventSlug`, `side`, `action`; none: all of them), through the order pipeline like single cancels (stream, webhooks, feed), and answers the orders it cancelled. An order that fills or ends meanwhile is simply not among them. Draws on the budget for pulling quotes (RATE_LIMIT_PULL_MAX), never on the request or the order budget: pulling quotes always works.
          */
         post: operations["cancelAllLimitOrders"];
         delete?: never;
@@ -10662,6 +10662,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Visible ASCII characters, no spaces (a UUID is the usual choice); one key per request */
                 "idempotency-key"?: string;
             };
             path: {
@@ -10683,7 +10684,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order as placed; a retry with the same Idempotency-Key (or clientOrderId) answers the first result again, 201 with Idempotent-Replayed: true, and places nothing */
+            /** @description The conversion as made; a retry with the same Idempotency-Key answers the first result again, 201 with Idempotent-Replayed: true, and converts nothing */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12455,6 +12456,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Visible ASCII characters, no spaces (a UUID is the usual choice); one key per request */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -12605,12 +12607,12 @@ export interface operations {
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
             429: {
                 headers: {
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Limit"?: number;
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Remaining"?: number;
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Reset"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -12809,6 +12811,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Visible ASCII characters, no spaces (a UUID is the usual choice); one key per request */
                 "idempotency-key"?: string;
             };
             path: {
@@ -12824,7 +12827,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order as placed; a retry with the same Idempotency-Key (or clientOrderId) answers the first result again, 201 with Idempotent-Replayed: true, and places nothing */
+            /** @description The order as amended; a retry with the same Idempotency-Key answers the first result again, 200 with Idempotent-Replayed: true, and changes nothing */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12963,12 +12966,12 @@ export interface operations {
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
             429: {
                 headers: {
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Limit"?: number;
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Remaining"?: number;
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Reset"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -13004,6 +13007,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Visible ASCII characters, no spaces (a UUID is the usual choice); one key per request */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -13037,7 +13041,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order as placed; a retry with the same Idempotency-Key (or clientOrderId) answers the first result again, 201 with Idempotent-Replayed: true, and places nothing */
+            /** @description One result per order; a retry with the same Idempotency-Key answers each placed order’s first result again (Idempotent-Replayed: true when every order was replayed) and places only those not placed before */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -13146,12 +13150,12 @@ export interface operations {
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
             429: {
                 headers: {
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Limit"?: number;
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Remaining"?: number;
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Reset"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -19226,6 +19230,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Visible ASCII characters, no spaces (a UUID is the usual choice); one key per request */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -19376,12 +19381,12 @@ export interface operations {
             /** @description Rate limited (RATE_LIMITED); see Retry-After */
             429: {
                 headers: {
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Limit": components["headers"]["Order-RateLimit-Limit"];
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Remaining": components["headers"]["Order-RateLimit-Remaining"];
-                    /** @description Present when the order budget refused the request */
-                    "Order-RateLimit-Reset": components["headers"]["Order-RateLimit-Reset"];
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Limit"?: number;
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Remaining"?: number;
+                    /** @description Present when the order budget refused the request (ORDER_RATE_LIMITED) */
+                    "Order-RateLimit-Reset"?: number;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];

@@ -1,4 +1,4 @@
-import { ConflictError, ServiceUnavailableError } from '../../platform/errors.js';
+import { AppError, ConflictError, ServiceUnavailableError } from '../../platform/errors.js';
 
 export class InsufficientSharesError extends ConflictError {
   constructor(needed: number, available: number) {
@@ -80,5 +80,15 @@ export class FillOrKillError extends ConflictError {
       `This fill-or-kill order cannot fill whole now (only ${fillableQuantity} could); nothing was placed or charged`,
       { fillableQuantity },
     );
+  }
+}
+
+/** The refusal a request met the first time, answered again to a retry under the same idempotency key. */
+export class ReplayedRefusalError extends AppError {
+  readonly replayed = true;
+
+  constructor(status: number, stored: unknown) {
+    const body = (stored ?? {}) as { error?: string; code?: string; details?: unknown };
+    super(status, body.code ?? 'CONFLICT', body.error ?? 'Refused', body.details);
   }
 }

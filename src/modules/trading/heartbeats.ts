@@ -34,7 +34,8 @@ export class HeartbeatService {
    */
   async beat(userId: number, credential: string, timeoutSeconds: number): Promise<HeartbeatView> {
     const known = await this.heartbeats.find(this.db, credential);
-    if (known?.expires_at && known.expires_at <= known.db_now) await this.fire(userId, credential);
+    if (known?.expires_at && known.expires_at <= known.db_now)
+      await this.fire(userId, credential, known.expires_at);
     return viewOf(await this.heartbeats.beat(this.db, credential, userId, timeoutSeconds * 1000));
   }
 
@@ -50,12 +51,21 @@ export class HeartbeatService {
   /** The job: cancels the orders of every credential whose switch went off; returns how many switches. */
   async fireLapsed(limit = 50): Promise<number> {
     const due = await this.heartbeats.due(this.db, limit);
-    for (const { credential, user_id } of due) await this.fire(user_id, credential);
+    for (const { credential, user_id, expires_at } of due)
+      if (expires_at) await this.fire(user_id, credential, expires_at);
     return due.length;
   }
 
-  private async fire(userId: number, credential: string): Promise<void> {
-    const cancelled = await this.trading.cancelAll(userId, { placedBy: credential }, 'heartbeat_lapsed');
+  /**
+   * Cancels what the credential placed before its switch's time ran out (`lapsedAt`): an order placed after that
+   * (by a client that has since sent a heartbeat and armed the switch anew) is not the switch's to cancel.
+   */
+  private async fire(userId: number, credential: string, lapsedAt: Date): Promise<void> {
+    const cancelled = await this.trading.cancelAll(
+      userId,
+      { placedBy: credential, placedBefore: lapsedAt },
+      'heartbeat_lapsed',
+    );
     await this.heartbeats.fired(this.db, credential, cancelled.length);
   }
 }

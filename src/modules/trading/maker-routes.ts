@@ -75,7 +75,6 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const { userId } = currentUser(request);
-      await app.orderBudget.take(userId, request.body.orders.length, reply);
       const placedBy = credentialOf(request);
       const items = await Promise.all(
         request.body.orders.map(async (body) => {
@@ -87,7 +86,12 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
           }
         }),
       );
-      const { outcomes, replayed } = await trading.placeBatch(userId, items, idempotencyKeyOf(request));
+      const { outcomes, replayed } = await trading.placeBatch(
+        userId,
+        items,
+        idempotencyKeyOf(request),
+        (orders) => app.orderBudget.take(userId, orders, reply),
+      );
       if (replayed) reply.header('idempotent-replayed', 'true');
       const data = outcomes.map((outcome) =>
         'result' in outcome
@@ -102,13 +106,15 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
     '/api/limit-orders/cancel',
     {
       onRequest: app.authenticate,
+      config: { pulls: true },
       schema: {
         tags,
         security,
         summary: 'Cancel several limit orders',
         description:
           'Cancels each of the orders named, with a result per id: the cancelled order (status 200), 404 for an ' +
-          'order that is not yours, 409 ORDER_NOT_OPEN for one no longer open. Never refused for the order budget.',
+          'order that is not yours, 409 ORDER_NOT_OPEN for one no longer open. Draws on the budget for pulling ' +
+          'quotes (RATE_LIMIT_PULL_MAX), never on the request or the order budget.',
         body: CancelOrdersBody,
         response: { 200: CancelOrdersResult, ...errors(400, 401) },
       },
@@ -129,6 +135,7 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
     '/api/limit-orders/cancel-all',
     {
       onRequest: app.authenticate,
+      config: { pulls: true },
       schema: {
         tags,
         security,
@@ -136,8 +143,9 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
         description:
           'Cancels every resting order of yours that the filters take (`optionId`, `eventSlug`, `side`, `action`; ' +
           'none: all of them), through the order pipeline like single cancels (stream, webhooks, feed), and answers ' +
-          'the orders it cancelled. An order that fills or ends meanwhile is simply not among them. Never refused ' +
-          'for the order budget: pulling quotes always works.',
+          'the orders it cancelled. An order that fills or ends meanwhile is simply not among them. Draws on the ' +
+          'budget for pulling quotes (RATE_LIMIT_PULL_MAX), never on the request or the order budget: pulling ' +
+          'quotes always works.',
         body: CancelAllBody,
         response: { 200: CancelAllResult, ...errors(400, 401) },
       },
@@ -176,13 +184,16 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const { userId } = currentUser(request);
-      await app.orderBudget.take(userId, 1, reply);
       const { remainingQuantity, limitPriceCents, clientOrderId } = request.body;
       const result = await trading.amendOrder(
         userId,
         Number(request.params.id),
         { remainingQuantity, priceCents: limitPriceCents, ...(clientOrderId ? { clientOrderId } : {}) },
-        { idempotencyKey: idempotencyKeyOf(request), placedBy: credentialOf(request) },
+        {
+          idempotencyKey: idempotencyKeyOf(request),
+          placedBy: credentialOf(request),
+          charge: (orders) => app.orderBudget.take(userId, orders, reply),
+        },
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.status(200).send(result.body as never);
@@ -194,12 +205,14 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
     'heartbeat arrives within `timeoutSeconds`, every resting order this credential placed is cancelled (reason ' +
     '`heartbeat_lapsed`, announced like any cancel) and the switch disarms until the next heartbeat. Any instance ' +
     'may receive the heartbeats; the state is kept in the database and checked by every instance about every ' +
-    'second (HEARTBEAT_CHECK_MS), so the orders go within about a second of the timeout, across restarts.';
+    'second (HEARTBEAT_CHECK_MS), so the orders go within about a second of the timeout, across restarts. Draws on ' +
+    'the budget for pulling quotes (RATE_LIMIT_PULL_MAX), never on the request budget.';
 
   app.post(
     '/api/heartbeat',
     {
       onRequest: app.authenticate,
+      config: { pulls: true },
       schema: {
         tags,
         security,
@@ -217,6 +230,7 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
     '/api/heartbeat',
     {
       onRequest: app.authenticate,
+      config: { pulls: true },
       schema: {
         tags,
         security,
@@ -232,6 +246,7 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
     '/api/heartbeat',
     {
       onRequest: app.authenticate,
+      config: { pulls: true },
       schema: {
         tags,
         security,

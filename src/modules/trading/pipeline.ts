@@ -18,10 +18,12 @@ import { EMPTY_POSITION, type PositionState } from '../../exchange/positions.js'
 import type { DB } from '../../platform/db/schema.js';
 import { databaseCondition, isLockTimeout, isUniqueViolation, type Tx } from '../../platform/db/types.js';
 import {
+  AppError,
   databaseConditionError,
   InsufficientFundsError,
   NotFoundError,
   type ServiceUnavailableError,
+  toErrorResponse,
   ValidationError,
 } from '../../platform/errors.js';
 import type { Metrics } from '../../platform/metrics.js';
@@ -37,6 +39,7 @@ import {
   OrderNotOpenError,
   OrderQueueFullError,
   PostOnlyWouldTakeError,
+  ReplayedRefusalError,
 } from './errors.js';
 import {
   type LockedMarket,
@@ -306,10 +309,11 @@ export class OrderPipeline {
     for (const { request, index } of keyed) {
       const row = byKey.get(`${request.userId}:${request.key}`);
       if (!row) continue;
-      outcomes[index] =
-        row.request_hash === request.requestHash
-          ? { result: { status: row.status_code ?? 201, body: row.response, replayed: true } }
-          : { error: new IdempotencyMismatchError() };
+      const status = row.status_code ?? 201;
+      if (row.request_hash !== request.requestHash)
+        outcomes[index] = { error: new IdempotencyMismatchError() };
+      else if (status >= 400) outcomes[index] = { error: new ReplayedRefusalError(status, row.response) };
+      else outcomes[index] = { result: { status, body: row.response, replayed: true } };
     }
   }
 
@@ -485,16 +489,21 @@ export class OrderPipeline {
     for (const [index, verdict] of decision.verdicts.entries()) {
       const request = requests[index] as BookRequest;
       const outcome = await this.outcomeOf(trx, market, verdict, request, written);
-      if (isKeyed(request) && request.key && 'result' in outcome) {
-        const { status, body } = outcome.result as { status: number; body: unknown };
+      // A refusal is an answer too: a retry under the same key is refused the same way, whatever changed since.
+      const answer =
+        'result' in outcome
+          ? (outcome.result as { status: number; body: unknown })
+          : 'error' in outcome
+            ? refusalAnswer(outcome.error)
+            : null;
+      if (isKeyed(request) && request.key && answer)
         stored.push({
           userId: request.userId,
           key: request.key,
           requestHash: request.requestHash,
-          statusCode: status,
-          response: body,
+          statusCode: answer.status,
+          response: answer.body,
         });
-      }
       outcomes.push(outcome);
     }
     if ((await this.trading.insertIdempotencyResults(trx, stored)) !== stored.length)
@@ -661,6 +670,12 @@ export class OrderPipeline {
     if (shrunk.length > 0) for (const listener of this.listeners.amended) await listener(trx, shrunk);
     if (converted.length > 0) for (const listener of this.listeners.converted) await listener(trx, converted);
   }
+}
+
+/** A refusal the decision made, as stored under its idempotency key: its status and error body. */
+function refusalAnswer(error: Error): { status: number; body: unknown } | null {
+  if (!(error instanceof AppError) || error.statusCode >= 500) return null;
+  return { status: error.statusCode, body: toErrorResponse(error).body };
 }
 
 /** Another transaction stored an answer under the same idempotency key first: run the request again to replay it. */

@@ -34,6 +34,8 @@ export interface RestingOrderFilter {
   action?: 'BUY' | 'SELL' | undefined;
   /** The credential that placed them (a dead man's switch). */
   placedBy?: string | undefined;
+  /** Only those placed before this moment (the database's clock). */
+  placedBefore?: Date | undefined;
 }
 
 /** Which of a user's trades to list: in settled events, in the others, or all (`null`); optionally of one event. */
@@ -552,6 +554,7 @@ export class TradingRepository {
     if (filter.side !== undefined) query = query.where('o.side', '=', filter.side);
     if (filter.action !== undefined) query = query.where('o.action', '=', filter.action);
     if (filter.placedBy !== undefined) query = query.where('o.placed_by', '=', filter.placedBy);
+    if (filter.placedBefore !== undefined) query = query.where('o.created_at', '<', filter.placedBefore);
     return query.execute();
   }
 

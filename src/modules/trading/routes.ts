@@ -53,13 +53,13 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
     order: Omit<OrderRequest, 'optionId'>,
   ) => {
     const { userId } = currentUser(request);
-    await app.orderBudget.take(userId, 1, reply);
     const optionId = await markets.resolveOptionId(ref);
     const key = request.headers['idempotency-key'];
     const result = await trading.placeOrder(
       userId,
       { ...order, optionId, placedBy: credentialOf(request) },
       typeof key === 'string' ? key : null,
+      (orders) => app.orderBudget.take(userId, orders, reply),
     );
     if (result.replayed) reply.header('idempotent-replayed', 'true');
     return reply.status(result.status as 201).send(result.body as never);
@@ -203,12 +203,14 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
     '/api/limit-orders/:id',
     {
       onRequest: app.authenticate,
+      config: { pulls: true },
       schema: {
         tags,
         security,
         summary: 'Cancel a limit order',
         description:
-          'Releases what the order held. 409 ORDER_NOT_OPEN when it is no longer open; 404 for another user’s order.',
+          'Releases what the order held. 409 ORDER_NOT_OPEN when it is no longer open; 404 for another user’s order. ' +
+          'Draws on the budget for pulling quotes (RATE_LIMIT_PULL_MAX), not the request budget.',
         params: IdParams,
         response: { 200: OrderView, ...errors(400, 401, 404, 409, 503) },
       },

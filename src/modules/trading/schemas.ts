@@ -110,7 +110,14 @@ export const LimitOrder = orderBody(
 export const LimitOrderBody = LimitOrder.body;
 
 export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[!-~]+$',
+      description: 'Visible ASCII characters, no spaces (a UUID is the usual choice); one key per request',
+    }),
+  ),
 });
 
 export const TradeView = Type.Object({

@@ -17,7 +17,12 @@ import type { Metrics } from '../../platform/metrics.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import { BookCache } from './books.js';
 import { MarketDirectory } from './directory.js';
-import { EventNotExclusiveError, IdempotencyMismatchError, OrderNotOpenError } from './errors.js';
+import {
+  EventNotExclusiveError,
+  IdempotencyMismatchError,
+  OrderNotOpenError,
+  ReplayedRefusalError,
+} from './errors.js';
 import { IdempotencyRaceError, OrderPipeline, type WarnLog } from './pipeline.js';
 import {
   type MarketRef,
@@ -46,6 +51,13 @@ import {
 import { type serialisePlaced, type toOrderView, toPositionView } from './views.js';
 
 export type PlacedOrderView = ReturnType<typeof serialisePlaced>;
+
+/**
+ * Takes what a request's new orders cost from the caller's order budget, or throws its refusal; called once the
+ * service knows how many of them are new (not retries answered from their idempotency keys).
+ */
+export type ChargeOrders = (orders: number) => Promise<void>;
+const chargeNothing: ChargeOrders = async () => {};
 
 /** The most requests one batch of the pipeline takes; more wait for the next batch. */
 const PIPELINE_BATCH_LIMIT = 256;
@@ -116,10 +128,12 @@ export class TradingService {
     userId: number,
     request: OrderRequest,
     idempotencyKey: string | null,
+    charge: ChargeOrders = chargeNothing,
   ): Promise<PlaceResult> {
     checkOrderTerms(request, this.settings.maxOrderQuantity, new Date());
-    const place = placeRequest(userId, request, idempotencyKey ?? clientOrderKey(request));
-    return (await this.settleOn(request.optionId, place)) as PlaceResult;
+    const key = idempotencyKey ?? clientOrderKey(request);
+    await charge(await this.unanswered(userId, [key]));
+    return (await this.settleOn(request.optionId, placeRequest(userId, request, key))) as PlaceResult;
   }
 
   /**
@@ -133,19 +147,24 @@ export class TradingService {
     userId: number,
     items: ({ order: OrderRequest } | { error: unknown })[],
     idempotencyKey: string | null,
+    charge: ChargeOrders = chargeNothing,
   ): Promise<{ outcomes: ({ result: PlaceResult } | { error: unknown })[]; replayed: boolean }> {
+    const keys = items.map((item, index) => {
+      if (idempotencyKey !== null) return `batch ${idempotencyKey} ${index}`;
+      return 'order' in item ? clientOrderKey(item.order) : null;
+    });
+    let claim: 'new' | 'same' | 'mismatch' = 'new';
     if (idempotencyKey !== null) {
       const fingerprint = hashOf(
         items.map((item) => ('order' in item ? hashRequest(item.order) : 'refused')),
       );
-      const claim = await this.trading.claimIdempotencyKey(
-        this.db,
-        userId,
-        `batch:${idempotencyKey}`,
-        fingerprint,
-      );
+      claim = await this.trading.claimIdempotencyKey(this.db, userId, `batch ${idempotencyKey}`, fingerprint);
       if (claim === 'mismatch') throw new IdempotencyMismatchError();
     }
+    // A batch claimed just now has placed nothing yet; a retry pays only for what it has not placed before.
+    await charge(
+      claim === 'new' && idempotencyKey !== null ? items.length : await this.unanswered(userId, keys),
+    );
     const now = new Date();
     const requests = items.map((item, index) => {
       if ('error' in item) return item;
@@ -154,12 +173,17 @@ export class TradingService {
       } catch (error) {
         return { error };
       }
-      const key = idempotencyKey === null ? clientOrderKey(item.order) : `batch:${idempotencyKey}:${index}`;
-      return { optionId: item.order.optionId, request: placeRequest(userId, item.order, key) };
+      return {
+        optionId: item.order.optionId,
+        request: placeRequest(userId, item.order, keys[index] ?? null),
+      };
     });
     const outcomes = await this.settleInRuns(requests);
     const replayed =
-      outcomes.length > 0 && outcomes.every((o) => 'result' in o && (o.result as PlaceResult).replayed);
+      outcomes.length > 0 &&
+      outcomes.every((o) =>
+        'result' in o ? (o.result as PlaceResult).replayed : o.error instanceof ReplayedRefusalError,
+      );
     return { outcomes: outcomes as ({ result: PlaceResult } | { error: unknown })[], replayed };
   }
 
@@ -229,7 +253,7 @@ export class TradingService {
       priceCents?: number | undefined;
       clientOrderId?: string;
     },
-    context: { idempotencyKey: string | null; placedBy: string | null },
+    context: { idempotencyKey: string | null; placedBy: string | null; charge?: ChargeOrders },
   ): Promise<PlaceResult> {
     if (changes.remainingQuantity === undefined && changes.priceCents === undefined)
       throw new ValidationError('An amend changes remainingQuantity, limitPriceCents or both', [
@@ -251,6 +275,7 @@ export class TradingService {
       placedBy: context.placedBy,
     };
     const { idempotencyKey: key } = context;
+    await (context.charge ?? chargeNothing)(await this.unanswered(userId, [key]));
     const requestHash = key
       ? hashOf(['amend', orderId, amend.remainingQuantity, amend.priceCents, amend.clientOrderId])
       : '';
@@ -354,6 +379,20 @@ export class TradingService {
       // Its event's kind changed since this instance last looked (a draft made exclusive, or not).
       this.markets.forget(optionId);
     }
+  }
+
+  /**
+   * How many of a request's orders would be placed anew: those whose idempotency key (null: none) has no stored
+   * answer. An order answered from its key is a retry, and costs nothing of the order budget.
+   */
+  private async unanswered(userId: number, keys: (string | null)[]): Promise<number> {
+    const named = keys.filter((key): key is string => key !== null);
+    if (named.length === 0) return keys.length;
+    const stored = await this.trading.findIdempotencyKeys(
+      this.db,
+      named.map((key) => ({ userId, key })),
+    );
+    return keys.length - stored.length;
   }
 
   /**
@@ -587,7 +626,7 @@ function hashRequest(request: OrderRequest): string {
     request.clientOrderId ?? null,
     // Absent on the requests keyed before they existed, so that their stored fingerprints still match.
     ...(request.timeInForce || request.postOnly || request.expiresAt
-      ? [request.timeInForce ?? null, request.postOnly ?? false, request.expiresAt?.toISOString() ?? null]
+      ? [request.timeInForce ?? null, request.postOnly ?? false, request.expiresAt?.getTime() ?? null]
       : []),
   ]);
 }
