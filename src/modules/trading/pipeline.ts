@@ -764,6 +764,7 @@ function optionChanges(market: LockedMarket, decision: Decision) {
       poolYesShares: decision.pool?.yesSets ?? option.pool_yes_shares,
       poolNoShares: decision.pool?.noSets ?? option.pool_no_shares,
       bookChanged: decided?.changed ?? false,
+      bookVersion: option.book_version,
     };
   });
 }

@@ -104,6 +104,8 @@ export interface OptionChange extends OptionTotals {
   poolNoShares: number;
   /** Whether the option's book changed: its book version then rises by one. */
   bookChanged: boolean;
+  /** Its book version as read under the lock: the orders written now are stamped one above it. */
+  bookVersion: number;
 }
 
 export class TradingRepository {
@@ -233,6 +235,9 @@ export class TradingRepository {
     const { eventId, fills, trades, positions, options } = batch;
     const orders = batch.orders.filter((o) => batch.newOrderIds.has(o.id));
     const changedOrders = batch.orders.filter((o) => !batch.newOrderIds.has(o.id));
+    // Stamped here rather than by the orders' trigger, which then has nothing to do (it is there for any other writer).
+    const next = new Map(options.map((o) => [o.optionId, o.bookVersion + 1]));
+    const versionOf = (rows: OrderState[]) => numberArray(rows.map((o) => next.get(o.optionId) ?? null));
     const order = <K extends keyof OrderState>(key: K) => orders.map((row) => row[key]);
     const trade = <K extends keyof TradeRecord>(key: K) => trades.map((row) => row[key]);
     const option = <K extends keyof OptionChange>(key: K) => options.map((row) => row[key]);
@@ -248,21 +253,22 @@ export class TradingRepository {
       new_orders AS (
         INSERT INTO orders (id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
           filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, time_in_force,
-          post_only, placed_by, replaces_order_id, created_at, updated_at)
+          post_only, placed_by, replaces_order_id, created_at, updated_at, book_version)
         OVERRIDING SYSTEM VALUE
         SELECT v.id, v.user_id, v.option_id, v.kind, v.side, v.action, v.price_cents, v.book_side, v.book_price,
           v.quantity, v.filled_quantity, v.reserved_cents, v.status, v.cancel_reason, v.client_order_id, v.expires_at,
-          v.time_in_force, v.post_only, v.placed_by, v.replaces_order_id, v.created_at, v.created_at
+          v.time_in_force, v.post_only, v.placed_by, v.replaces_order_id, v.created_at, v.created_at, v.book_version
         FROM unnest(${numberArray(order('id'))}::bigint[], ${numberArray(order('userId'))}::bigint[], ${numberArray(order('optionId'))}::bigint[],
           ${order('kind')}::text[], ${order('side')}::text[], ${order('action')}::text[], ${numberArray(order('priceCents'))}::int[],
           ${order('bookSide')}::text[], ${numberArray(order('bookPrice'))}::int[], ${numberArray(order('quantity'))}::bigint[],
           ${numberArray(order('filledQuantity'))}::bigint[], ${numberArray(order('reservedCents'))}::bigint[], ${order('status')}::text[],
           ${order('cancelReason')}::text[], ${order('clientOrderId')}::text[], ${order('expiresAt')}::timestamptz[],
           ${order('timeInForce')}::text[], ${booleanArray(order('postOnly'))}::boolean[], ${order('placedBy')}::text[],
-          ${numberArray(order('replacesOrderId'))}::bigint[], ${order('createdAt')}::timestamptz[])
+          ${numberArray(order('replacesOrderId'))}::bigint[], ${order('createdAt')}::timestamptz[],
+          ${versionOf(orders)}::bigint[])
           AS v(id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
             filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, time_in_force,
-            post_only, placed_by, replaces_order_id, created_at)
+            post_only, placed_by, replaces_order_id, created_at, book_version)
       ),
       new_fills AS (
         INSERT INTO fills (id, option_id, yes_price, quantity, kind, taker_order_id, maker_order_id)
@@ -292,11 +298,13 @@ export class TradingRepository {
       ),
       changed_orders AS (
         UPDATE orders SET quantity = v.quantity, filled_quantity = v.filled, reserved_cents = v.reserved,
-          status = v.status, cancel_reason = coalesce(v.reason, orders.cancel_reason), updated_at = now()
+          status = v.status, cancel_reason = coalesce(v.reason, orders.cancel_reason), updated_at = now(),
+          book_version = v.book_version
         FROM unnest(${numberArray(changedOrders.map((o) => o.id))}::bigint[], ${numberArray(changedOrders.map((o) => o.quantity))}::bigint[],
           ${numberArray(changedOrders.map((o) => o.filledQuantity))}::bigint[], ${numberArray(changedOrders.map((o) => o.reservedCents))}::bigint[],
-          ${changedOrders.map((o) => o.status)}::text[], ${changedOrders.map((o) => o.cancelReason)}::text[])
-          AS v(id, quantity, filled, reserved, status, reason)
+          ${changedOrders.map((o) => o.status)}::text[], ${changedOrders.map((o) => o.cancelReason)}::text[],
+          ${versionOf(changedOrders)}::bigint[])
+          AS v(id, quantity, filled, reserved, status, reason, book_version)
         WHERE orders.id = v.id
       ),
       changed_positions AS (

@@ -33,3 +33,11 @@ CREATE INDEX heartbeats_due_idx ON heartbeats (expires_at) WHERE expires_at IS N
 -- pruning keeps their version chains short (lookups and foreign-key checks then find them at once).
 ALTER TABLE ledger_accounts SET (fillfactor = 50);
 ALTER TABLE options SET (fillfactor = 50);
+
+-- The order pipeline stamps the book version of the orders it writes itself (one above its option's, read under the
+-- option's lock, as the trigger would); the trigger stays for any other writer, and now runs only for those.
+DROP TRIGGER orders_book_version ON orders;
+CREATE TRIGGER orders_book_version_insert BEFORE INSERT ON orders
+  FOR EACH ROW WHEN (NEW.book_version = 0) EXECUTE FUNCTION orders_book_version();
+CREATE TRIGGER orders_book_version_update BEFORE UPDATE ON orders
+  FOR EACH ROW WHEN (NEW.book_version = OLD.book_version) EXECUTE FUNCTION orders_book_version();
