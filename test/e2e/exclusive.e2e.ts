@@ -127,8 +127,6 @@ describe('an exclusive event in a browser', () => {
           suffix,
         ).toBeLessThanOrEqual(width);
         expect(await axeViolations(page), `${name} ${theme} ${suffix}`).toEqual([]);
-        // Beside the page, the ticket and the conversions scroll on their own: shown at the conversions.
-        await page.evaluate(`document.querySelector('.market-side').scrollTop = 1e6`);
         await docsScreenshot(page, `${name}-${suffix}${theme === 'dark' ? '-dark' : ''}`);
       }
     }
@@ -356,8 +354,18 @@ describe('an exclusive event in a browser', () => {
       priceCents: 99,
     });
     await call('POST', `/api/admin/events/${created.id}/close`, admin.token);
+    // The page hears the resolution on the market's channel: it is resolved once the page follows that channel.
+    const following = new Promise<void>((resolve) => {
+      page.on('websocket', (socket) =>
+        socket.on('framereceived', ({ payload }) => {
+          const frame = String(payload);
+          if (frame.includes('"subscribed"') && frame.includes(`"event:${created.id}"`)) resolve();
+        }),
+      );
+    });
     await page.goto(`/markets/${created.slug}`);
     await expect.poll(() => conversions().getByRole('checkbox', { name: /Red/ }).isChecked()).toBe(true);
+    await following;
     await call('POST', `/api/admin/events/${created.id}/resolve`, admin.token, {
       outcomes: [
         { optionId: created.options[0]!.id, outcome: 'NO' },
@@ -367,6 +375,7 @@ describe('an exclusive event in a browser', () => {
     });
     // The resolution arrives on the stream: the page shows the outcome and offers no conversion.
     await expect.poll(() => page.getByRole('region', { name: 'Outcome' }).isVisible()).toBe(true);
+    expect(await page.getByTestId('winner').textContent()).toMatch(/^Blue won: /);
     expect(await conversions().count()).toBe(0);
 
     // An independent market never offers one.

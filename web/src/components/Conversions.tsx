@@ -56,23 +56,6 @@ export function describeConversion(legs: Leg[], cashCents: number, optionCount: 
   return { give: give.join(' and '), get: get.join(' and ') };
 }
 
-/** The line that says what a conversion does, in a trader's words. */
-function headline(
-  kind: ConversionKind,
-  quantity: number,
-  givenLabels: string[],
-  otherCount: number,
-  cashCents: number,
-): string {
-  const shares = formatNumber(quantity);
-  if (kind === 'split') return `Pay ${formatCredits(-cashCents)} for ${shares} Yes of every option`;
-  if (kind === 'merge') return `Turn ${shares} Yes of every option into ${formatCredits(cashCents)}`;
-  const your = `Turn your ${shares} No ${listInWords(givenLabels)}`;
-  if (otherCount === 0) return `${your} into ${formatCredits(cashCents)}`;
-  const cash = cashCents > 0 ? ` and ${formatCredits(cashCents)}` : '';
-  return `${your} into ${shares} Yes on every other option${cash}`;
-}
-
 function postConversion(
   eventId: string,
   body: { type: ConversionKind; quantity: number; optionIds?: string[] },
@@ -82,6 +65,202 @@ function postConversion(
       params: { path: { id: eventId }, header: { 'idempotency-key': idempotencyKey() } },
       body,
     }),
+  );
+}
+
+/**
+ * The conversion being drafted, from what the holder can use now: the kinds offered (No to convert, whole Yes
+ * sets to merge, credits to split), the options whose No is given, the number of shares, and what is wrong with
+ * it, if anything.
+ */
+function useConversionDraft(market: MarketDetail, positions: Position[], cashCents: number) {
+  const [chosenKind, setKind] = useState<ConversionKind | null>(null);
+  const [chosenGiven, setGiven] = useState<string[] | null>(null);
+  const [typedQuantity, setTyped] = useState<{ kind: ConversionKind; value: string } | null>(null);
+  const options = market.options;
+  const { convertible, mergeable } = conversionsOffered(options, positions);
+  const splittable = Math.floor(cashCents / 100);
+  const offered: ConversionKind[] = [
+    ...(convertible.length > 0 ? (['convert'] as const) : []),
+    ...(mergeable > 0 ? (['merge'] as const) : []),
+    ...(splittable > 0 ? (['split'] as const) : []),
+  ];
+  const kind = chosenKind && offered.includes(chosenKind) ? chosenKind : offered[0];
+  // The options picked while they still have free No shares; at first (or once those are gone) the first that has.
+  const given = (chosenGiven ?? []).filter((id) => convertible.some((o) => o.optionId === id));
+  const unpicked = chosenGiven === null || (given.length === 0 && chosenGiven.length > 0);
+  const givenIds = unpicked ? convertible.slice(0, 1).map((o) => o.optionId) : given;
+  const givenFree = convertible.filter((o) => givenIds.includes(o.optionId)).map((o) => o.free);
+  const max =
+    kind === 'convert'
+      ? givenFree.length
+        ? Math.min(...givenFree)
+        : 0
+      : kind === 'merge'
+        ? mergeable
+        : splittable;
+  const fallback = kind === 'split' ? Math.min(10, splittable) : max;
+  const quantityText = kind && typedQuantity?.kind === kind ? typedQuantity.value : String(fallback);
+  const quantity = Number(quantityText);
+  const givenLabels = options.filter((o) => givenIds.includes(o.id)).map((o) => o.label);
+  const problem = !(Number.isInteger(quantity) && quantity >= 1)
+    ? 'Enter a whole number of shares, at least 1.'
+    : kind === 'convert' && givenIds.length === 0
+      ? 'Pick at least one option whose No shares you give.'
+      : quantity <= max
+        ? null
+        : kind === 'convert'
+          ? `You have ${formatNumber(max)} free No shares of ${givenIds.length > 1 ? 'each of those options' : givenLabels[0]}.`
+          : kind === 'merge'
+            ? `You have ${formatNumber(mergeable)} free Yes shares of every option.`
+            : `A split of ${formatNumber(quantity)} costs ${formatCredits(quantity * 100)}, more than the ${formatCredits(cashCents)} you have available.`;
+  return {
+    offered,
+    kind,
+    convertible,
+    holdsConvertible: convertible.length > 0 || mergeable > 0,
+    givenIds,
+    givenLabels,
+    max,
+    quantity,
+    quantityText,
+    problem,
+    preview: previewConversion(kind ?? 'split', problem ? 0 : quantity, options, givenIds),
+    setKind,
+    setGiven,
+    setQuantity: (value: string) => {
+      if (kind) setTyped({ kind, value });
+    },
+    forgetQuantity: () => setTyped(null),
+  };
+}
+type Draft = ReturnType<typeof useConversionDraft>;
+
+/** The line that says what a conversion does, in a trader's words. */
+function headline(draft: Draft, optionCount: number): string {
+  const shares = formatNumber(draft.quantity);
+  const cashCents = draft.preview.cashCents;
+  if (draft.kind === 'split') return `Pay ${formatCredits(-cashCents)} for ${shares} Yes of every option`;
+  if (draft.kind === 'merge') return `Turn ${shares} Yes of every option into ${formatCredits(cashCents)}`;
+  const your = `Turn your ${shares} No ${listInWords(draft.givenLabels)}`;
+  if (draft.givenIds.length === optionCount) return `${your} into ${formatCredits(cashCents)}`;
+  const cash = cashCents > 0 ? ` and ${formatCredits(cashCents)}` : '';
+  return `${your} into ${shares} Yes on every other option${cash}`;
+}
+
+/** The choice of a conversion: its kind, the No shares given, and how many. */
+function ConversionInputs({ draft, ids, onEdit }: { draft: Draft; ids: string; onEdit: () => void }) {
+  const edit =
+    <A extends unknown[]>(change: (...args: A) => void) =>
+    (...args: A) => {
+      change(...args);
+      onEdit();
+    };
+  return (
+    <div>
+      {draft.offered.length > 1 ? (
+        <fieldset className="segmented">
+          <legend>Conversion</legend>
+          {draft.offered.map((value) => (
+            <label key={value}>
+              <input
+                type="radio"
+                name={`${ids}-kind`}
+                value={value}
+                checked={draft.kind === value}
+                onChange={edit(() => draft.setKind(value))}
+              />
+              <span>{KIND_LABELS[value]}</span>
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
+      {draft.kind === 'convert' ? (
+        <fieldset className="convert-options">
+          <legend>Give the No shares of</legend>
+          {draft.convertible.map((option) => (
+            <label key={option.optionId} className="check">
+              <input
+                type="checkbox"
+                checked={draft.givenIds.includes(option.optionId)}
+                onChange={edit((event: { target: { checked: boolean } }) =>
+                  draft.setGiven(
+                    event.target.checked
+                      ? [...draft.givenIds, option.optionId]
+                      : draft.givenIds.filter((id) => id !== option.optionId),
+                  ),
+                )}
+              />
+              {option.label} <span className="muted small">({formatNumber(option.free)} No free)</span>
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
+      <div className="field">
+        <label htmlFor={`${ids}-quantity`}>Shares of each option</label>
+        <div className="inline-input">
+          <input
+            id={`${ids}-quantity`}
+            type="number"
+            inputMode="numeric"
+            min={1}
+            step={1}
+            value={draft.quantityText}
+            onChange={edit((event: { target: { value: string } }) => draft.setQuantity(event.target.value))}
+          />
+          {draft.max > 0 ? (
+            <button
+              type="button"
+              className="link-button"
+              onClick={edit(() => draft.setQuantity(String(draft.max)))}
+            >
+              Max {formatNumber(draft.max)}
+            </button>
+          ) : null}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** What the drafted conversion would do, or what stands in its way. */
+function ConversionPreview({
+  draft,
+  optionCount,
+  cashCents,
+}: {
+  draft: Draft;
+  optionCount: number;
+  cashCents: number;
+}) {
+  if (draft.problem) {
+    return (
+      <p className="field-error" role="alert" data-testid="conversion-problem">
+        {draft.problem}
+      </p>
+    );
+  }
+  const { give, get } = describeConversion(draft.preview.legs, draft.preview.cashCents, optionCount);
+  return (
+    <div aria-live="polite">
+      <p className="conversion-headline" data-testid="conversion-headline">
+        {headline(draft, optionCount)}.
+      </p>
+      <dl className="preview">
+        <div className="stacked">
+          <dt>You give</dt>
+          <dd data-testid="conversion-give">{give}</dd>
+        </div>
+        <div className="stacked">
+          <dt>You get</dt>
+          <dd data-testid="conversion-get">{get}</dd>
+        </div>
+        <div>
+          <dt>Available</dt>
+          <dd>{formatCredits(cashCents)}</dd>
+        </div>
+      </dl>
+    </div>
   );
 }
 
@@ -110,14 +289,14 @@ function ConversionHistory({ eventSlug, optionCount }: { eventSlug: string; opti
 /**
  * The conversions of an exclusive event, offered only as far as the holder can use them: No shares to convert
  * (when some are held and free), a whole set of Yes shares to merge (when held), and a split (with at least a
- * credit). Each shows what it gives and gets before it is confirmed, and what it did after.
+ * credit). Each shows what it gives and gets before it is confirmed, and what it did after. Shares to convert or
+ * merge open the panel; a split alone waits to be asked for.
  */
 export function Conversions({ market, positions }: { market: MarketDetail; positions: Position[] }) {
   const { me } = useAuth();
   const ids = useId();
-  const [chosenKind, setKind] = useState<ConversionKind | null>(null);
-  const [chosenGiven, setGiven] = useState<string[] | null>(null);
-  const [typedQuantity, setTyped] = useState<{ kind: ConversionKind; value: string } | null>(null);
+  const cashCents = me?.balance.cashCents ?? 0;
+  const draft = useConversionDraft(market, positions, cashCents);
   const [reviewing, setReviewing] = useState(false);
   const [result, setResult] = useState<string | null>(null);
   const [history, setHistory] = useState(false);
@@ -128,71 +307,27 @@ export function Conversions({ market, positions }: { market: MarketDetail; posit
       const done = await postConversion(market.id, body);
       const { give, get } = describeConversion(done.legs, done.cashCents, market.options.length);
       setResult(`Done: you gave ${give} and got ${get}.`);
-      setTyped(null);
+      draft.forgetQuantity();
       invalidate('/api/conversions');
     } finally {
       holdingsChanged();
     }
   });
-  const { clearError } = convert;
-
-  const options = market.options;
-  const { convertible, mergeable } = conversionsOffered(options, positions);
-  // Shares to convert or merge open the panel (and it stays open); a split alone waits to be asked for.
-  const holdsConvertible = convertible.length > 0 || mergeable > 0;
+  const { holdsConvertible } = draft;
   useEffect(() => {
     if (holdsConvertible) setOpen(true);
   }, [holdsConvertible]);
-  const cash = me?.balance.cashCents ?? 0;
-  const splittable = Math.floor(cash / 100);
-  const offered: ConversionKind[] = [
-    ...(convertible.length > 0 ? (['convert'] as const) : []),
-    ...(mergeable > 0 ? (['merge'] as const) : []),
-    ...(splittable > 0 ? (['split'] as const) : []),
-  ];
-  const kind = chosenKind && offered.includes(chosenKind) ? chosenKind : offered[0];
+  const { kind } = draft;
   if (!kind) return null;
-
-  // The options picked, as long as they still have free No shares; at first (or once all of those are gone), the
-  // first option that has some.
-  const given = (chosenGiven ?? []).filter((id) => convertible.some((o) => o.optionId === id));
-  const unpicked = chosenGiven === null || (given.length === 0 && chosenGiven.length > 0);
-  const givenIds = unpicked ? convertible.slice(0, 1).map((o) => o.optionId) : given;
-  const max =
-    kind === 'convert'
-      ? Math.min(...convertible.filter((o) => givenIds.includes(o.optionId)).map((o) => o.free))
-      : kind === 'merge'
-        ? mergeable
-        : splittable;
-  const shownMax = Number.isFinite(max) ? max : 0;
-  const fallback = kind === 'split' ? Math.min(10, splittable) : shownMax;
-  const quantityText = typedQuantity?.kind === kind ? typedQuantity.value : String(fallback);
-  const quantity = Number(quantityText);
-  const validQuantity = Number.isInteger(quantity) && quantity >= 1;
-  const preview = previewConversion(kind, validQuantity ? quantity : 0, options, givenIds);
-  const givenLabels = options.filter((o) => givenIds.includes(o.id)).map((o) => o.label);
-  const problem = !validQuantity
-    ? 'Enter a whole number of shares, at least 1.'
-    : kind === 'convert' && givenIds.length === 0
-      ? 'Pick at least one option whose No shares you give.'
-      : quantity > shownMax
-        ? kind === 'convert'
-          ? `You have ${formatNumber(shownMax)} free No shares of ${givenIds.length > 1 ? 'each of those options' : givenLabels[0]}.`
-          : kind === 'merge'
-            ? `You have ${formatNumber(mergeable)} free Yes shares of every option.`
-            : `A split of ${formatNumber(quantity)} costs ${formatCredits(quantity * 100)}, more than the ${formatCredits(cash)} you have available.`
-        : null;
-  const { give, get } = describeConversion(preview.legs, preview.cashCents, options.length);
-  const otherCount = options.length - givenIds.length;
 
   const edited = () => {
     setReviewing(false);
     setResult(null);
-    clearError();
+    convert.clearError();
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (problem) return;
+    if (draft.problem) return;
     setReviewing(true);
     requestAnimationFrame(() => confirmButton.current?.focus());
   };
@@ -200,10 +335,15 @@ export function Conversions({ market, positions }: { market: MarketDetail; posit
     setReviewing(false);
     void convert.run({
       type: kind,
-      quantity,
-      ...(kind === 'convert' ? { optionIds: givenIds } : {}),
+      quantity: draft.quantity,
+      ...(kind === 'convert' ? { optionIds: draft.givenIds } : {}),
     });
   };
+  const { give, get } = describeConversion(
+    draft.preview.legs,
+    draft.preview.cashCents,
+    market.options.length,
+  );
 
   return (
     <section className="card conversions" aria-labelledby={`${ids}-title`}>
@@ -212,116 +352,12 @@ export function Conversions({ market, positions }: { market: MarketDetail; posit
         One option wins, so a No share of an option pays what a Yes share of every other option pays together,
         and a Yes share of every option pays 100¢. Converting between them costs nothing.
       </p>
-      {open ? null : (
-        <button
-          type="button"
-          className="button small ghost"
-          aria-expanded="false"
-          onClick={() => setOpen(true)}
-        >
-          Split credits into a Yes of every option
-        </button>
-      )}
       {open ? (
-        <>
-          <form onSubmit={submit} noValidate>
-            {offered.length > 1 ? (
-              <fieldset className="segmented">
-                <legend>Conversion</legend>
-                {offered.map((value) => (
-                  <label key={value}>
-                    <input
-                      type="radio"
-                      name={`${ids}-kind`}
-                      value={value}
-                      checked={kind === value}
-                      onChange={() => {
-                        setKind(value);
-                        edited();
-                      }}
-                    />
-                    <span>{KIND_LABELS[value]}</span>
-                  </label>
-                ))}
-              </fieldset>
-            ) : null}
-            {kind === 'convert' ? (
-              <fieldset className="convert-options">
-                <legend>Give the No shares of</legend>
-                {convertible.map((option) => (
-                  <label key={option.optionId} className="check">
-                    <input
-                      type="checkbox"
-                      checked={givenIds.includes(option.optionId)}
-                      onChange={(event) => {
-                        setGiven(
-                          event.target.checked
-                            ? [...givenIds, option.optionId]
-                            : givenIds.filter((id) => id !== option.optionId),
-                        );
-                        edited();
-                      }}
-                    />
-                    {option.label} <span className="muted small">({formatNumber(option.free)} No free)</span>
-                  </label>
-                ))}
-              </fieldset>
-            ) : null}
-            <div className="field">
-              <label htmlFor={`${ids}-quantity`}>Shares of each option</label>
-              <div className="inline-input">
-                <input
-                  id={`${ids}-quantity`}
-                  type="number"
-                  inputMode="numeric"
-                  min={1}
-                  step={1}
-                  value={quantityText}
-                  onChange={(event) => {
-                    setTyped({ kind, value: event.target.value });
-                    edited();
-                  }}
-                />
-                {shownMax > 0 ? (
-                  <button
-                    type="button"
-                    className="link-button"
-                    onClick={() => {
-                      setTyped({ kind, value: String(shownMax) });
-                      edited();
-                    }}
-                  >
-                    Max {formatNumber(shownMax)}
-                  </button>
-                ) : null}
-              </div>
-            </div>
-            {problem ? (
-              <p className="field-error" role="alert" data-testid="conversion-problem">
-                {problem}
-              </p>
-            ) : (
-              <div aria-live="polite">
-                <p className="conversion-headline" data-testid="conversion-headline">
-                  {headline(kind, quantity, givenLabels, otherCount, preview.cashCents)}.
-                </p>
-                <dl className="preview">
-                  <div className="stacked">
-                    <dt>You give</dt>
-                    <dd data-testid="conversion-give">{give}</dd>
-                  </div>
-                  <div className="stacked">
-                    <dt>You get</dt>
-                    <dd data-testid="conversion-get">{get}</dd>
-                  </div>
-                  <div>
-                    <dt>Available</dt>
-                    <dd>{formatCredits(cash)}</dd>
-                  </div>
-                </dl>
-              </div>
-            )}
-            {reviewing && !problem ? (
+        <form onSubmit={submit} noValidate className="conversion-body">
+          <ConversionInputs draft={draft} ids={ids} onEdit={edited} />
+          <div>
+            <ConversionPreview draft={draft} optionCount={market.options.length} cashCents={cashCents} />
+            {reviewing && !draft.problem ? (
               <section className="review" aria-labelledby={`${ids}-review`}>
                 <h3 id={`${ids}-review`}>Review the conversion</h3>
                 <p data-testid="conversion-review">
@@ -344,7 +380,11 @@ export function Conversions({ market, positions }: { market: MarketDetail; posit
                 </div>
               </section>
             ) : (
-              <button type="submit" className="button block" disabled={Boolean(problem) || convert.pending}>
+              <button
+                type="submit"
+                className="button block"
+                disabled={Boolean(draft.problem) || convert.pending}
+              >
                 {convert.pending ? 'Converting…' : `${KIND_LABELS[kind]}…`}
               </button>
             )}
@@ -355,17 +395,30 @@ export function Conversions({ market, positions }: { market: MarketDetail; posit
                 {result}
               </p>
             ) : null}
-          </form>
-          <button
-            type="button"
-            className="link-button small"
-            aria-expanded={history}
-            onClick={() => setHistory(!history)}
-          >
-            {history ? 'Hide your conversions here' : 'Show your conversions here'}
-          </button>
-          {history ? <ConversionHistory eventSlug={market.slug} optionCount={options.length} /> : null}
-        </>
+          </div>
+        </form>
+      ) : (
+        <button
+          type="button"
+          className="button small ghost"
+          aria-expanded="false"
+          onClick={() => setOpen(true)}
+        >
+          Split credits into a Yes of every option
+        </button>
+      )}
+      {open ? (
+        <button
+          type="button"
+          className="link-button small"
+          aria-expanded={history}
+          onClick={() => setHistory(!history)}
+        >
+          {history ? 'Hide your conversions here' : 'Show your conversions here'}
+        </button>
+      ) : null}
+      {open && history ? (
+        <ConversionHistory eventSlug={market.slug} optionCount={market.options.length} />
       ) : null}
     </section>
   );

@@ -41,6 +41,18 @@ function Paid({ settlements }: { settlements: Settlement[] }) {
   );
 }
 
+/** An exclusive event's result in a line: the one option that won, or none. */
+function WinnerLine({ options }: { options: MarketDetail['options'] }) {
+  const winner = options.find((option) => option.resolution === 'YES');
+  return (
+    <p className="winner" data-testid="winner">
+      {winner
+        ? `${winner.label} won: its Yes shares pay 100¢, and the No shares of every other option too.`
+        : 'No winner: every option is void, and every share pays 50¢.'}
+    </p>
+  );
+}
+
 /** In place of the ticket once trading has stopped: what happened, and what the viewer's shares pay or paid. */
 export function OutcomePanel({
   market,
@@ -60,6 +72,7 @@ export function OutcomePanel({
   return (
     <section className="card outcome" aria-labelledby="outcome-heading">
       <h2 id="outcome-heading">{resolved ? 'Outcome' : 'Trading closed'}</h2>
+      {resolved && market.exclusive ? <WinnerLine options={market.options} /> : null}
       {resolved ? (
         <ul className="plain outcome-list">
           {market.options.map((option) => (

@@ -22,7 +22,7 @@ import { holdingsChanged, usePortfolio } from '../lib/account-live';
 import { formatDate, titleCase } from '../lib/format';
 import { useApi, useDocumentTitle } from '../lib/hooks';
 import { useInView } from '../lib/in-view';
-import { type LiveTrade, markPositions, shownStatus, withLiveTrades } from '../lib/market';
+import { type LiveTrade, markPositions, type ShownStatus, shownStatus, withLiveTrades } from '../lib/market';
 import { NotFoundPage } from './NotFound';
 
 // The chart library is the biggest part of the market page: its own chunk, fetched with the first market shown.
@@ -122,6 +122,11 @@ function useLiveMarket(slug: string, range: Range, signedIn: boolean) {
     [reload],
   );
   return { ...market, data, onSnapshot };
+}
+
+/** An exclusive event's shares convert until it is resolved: while it trades, and once closed. */
+function convertible(status: ShownStatus): boolean {
+  return status === 'open' || status === 'closing' || status === 'closed';
 }
 
 function isNotFound(error: unknown): boolean {
@@ -261,6 +266,11 @@ export function MarketPage() {
               requestAnimationFrame(() => sharesField.current?.focus());
             }}
           />
+          {signedIn && data.exclusive && convertible(status) ? (
+            <div className="area-convert">
+              <Conversions market={data} positions={held} />
+            </div>
+          ) : null}
           <section className="card area-chart">
             <Suspense fallback={<Loading label="Loading the chart…" />}>
               <PriceChart options={options} exclusive={data.exclusive} range={range} onRange={setRange} />
@@ -323,13 +333,6 @@ export function MarketPage() {
               </OutcomePanel>
             )}
           </div>
-          {signedIn &&
-          data.exclusive &&
-          (status === 'open' || status === 'closing' || status === 'closed') ? (
-            <div className="area-convert">
-              <Conversions market={data} positions={held} />
-            </div>
-          ) : null}
           <MarketSide slug={data.slug} />
         </div>
       </div>
