@@ -264,6 +264,10 @@ describe('operators’ console and trader screens in a browser', () => {
     await expect.poll(() => ops.getByTestId('catch-all').textContent()).toContain('Any other team');
     await ops.getByRole('button', { name: /Add a catch-all option/ }).click();
     await expect.poll(() => ops.getByLabel('Option 3 label').inputValue()).toBe('Any other outcome');
+    // The new label has the keyboard, its last word selected to be typed over.
+    await expect
+      .poll(() => ops.evaluate(`document.activeElement?.id + ':' + document.getSelection()?.toString()`))
+      .toBe('option-label-2:outcome');
     await ops.keyboard.type('team');
     expect(await ops.getByLabel('Option 3 label').inputValue()).toBe('Any other team');
     expect(await ops.getByTestId('catch-all').count()).toBe(0);

@@ -90,7 +90,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <header className="site-header">
+      <header className={me?.role === 'admin' ? 'site-header with-console' : 'site-header'}>
         <div className="header-inner">
           <Link to="/" className="brand">
             <img src="/favicon.svg" alt="" width={28} height={28} />
