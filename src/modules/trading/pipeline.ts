@@ -18,12 +18,10 @@ import { EMPTY_POSITION, type PositionState } from '../../exchange/positions.js'
 import type { DB } from '../../platform/db/schema.js';
 import { databaseCondition, isLockTimeout, isUniqueViolation, type Tx } from '../../platform/db/types.js';
 import {
-  AppError,
   databaseConditionError,
   InsufficientFundsError,
   NotFoundError,
   type ServiceUnavailableError,
-  toErrorResponse,
   ValidationError,
 } from '../../platform/errors.js';
 import type { Metrics } from '../../platform/metrics.js';
@@ -39,8 +37,8 @@ import {
   OrderNotOpenError,
   OrderQueueFullError,
   PostOnlyWouldTakeError,
-  ReplayedRefusalError,
 } from './errors.js';
+import { BatchIdempotency } from './idempotency.js';
 import {
   type LockedMarket,
   type MarketRef,
@@ -55,7 +53,6 @@ import type {
   BookRequest,
   ConversionCommitted,
   EndReason,
-  KeyedRequest,
   OrderCommitted,
   TradingListeners,
   TradingSettings,
@@ -65,18 +62,6 @@ import { serialisePlaced, toConversionView, toOrderView } from './views.js';
 type PlaceRequest = Extract<BookRequest, { type: 'place' }>;
 type ConvertRequest = Extract<BookRequest, { type: 'convert' }>;
 type AmendBookRequest = Extract<BookRequest, { type: 'amend' }>;
-
-/** Whether a request is replayed by an idempotency key. */
-function isKeyed(request: BookRequest): request is KeyedRequest {
-  return request.type === 'place' || request.type === 'convert' || request.type === 'amend';
-}
-
-/** The clientOrderId a request gives a new order: a placed order's, an amend's replacement's. */
-function clientOrderIdOf(request: BookRequest): string | null {
-  if (request.type === 'place') return request.request.clientOrderId ?? null;
-  if (request.type === 'amend') return request.request.clientOrderId;
-  return null;
-}
 
 interface Pending {
   request: BookRequest;
@@ -114,6 +99,7 @@ export interface WarnLog {
  */
 export class OrderPipeline {
   private readonly queues = new Map<string, Pending[]>();
+  private readonly idempotency: BatchIdempotency;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -124,7 +110,9 @@ export class OrderPipeline {
     private readonly settings: PipelineSettings,
     private readonly log: WarnLog,
     private readonly metrics: Metrics | null,
-  ) {}
+  ) {
+    this.idempotency = new BatchIdempotency(trading);
+  }
 
   /**
    * Queues a request for its market's next batch; resolves when that batch has committed. A full queue refuses it
@@ -267,9 +255,8 @@ export class OrderPipeline {
   }
 
   /**
-   * Idempotency: a key used before replays its stored result (or is refused when the request differs); a key or
-   * clientOrderId used twice in one batch is handed back to run alone after it, when the first use has committed.
-   * A request for an option that trades in another market than this one is sent back to find it.
+   * What the requests already have as their outcome before any decision: a request for an option that trades in
+   * another market than this one is sent back to find it; then idempotency (replays, keys used twice).
    */
   private async admit(
     trx: Tx,
@@ -280,63 +267,8 @@ export class OrderPipeline {
     const outcomes: (BookOutcome | undefined)[] = requests.map((request) =>
       misrouted && request.type !== 'convert' ? { reroute: true } : undefined,
     );
-    const seen = new Set<string>();
-    requests.forEach((request, index) => {
-      if (!isKeyed(request) || outcomes[index]) return;
-      const clientOrderId = clientOrderIdOf(request);
-      const names = [
-        request.key && `key:${request.userId}:${request.key}`,
-        clientOrderId && `client:${request.userId}:${clientOrderId}`,
-      ].filter((name): name is string => Boolean(name));
-      if (names.some((name) => seen.has(name))) outcomes[index] = { alone: true };
-      for (const name of names) seen.add(name);
-    });
-    await this.replayKnownKeys(trx, requests, outcomes);
-    await this.refuseUsedClientOrderIds(trx, requests, outcomes);
+    await this.idempotency.admit(trx, requests, outcomes);
     return outcomes;
-  }
-
-  private async replayKnownKeys(trx: Tx, requests: BookRequest[], outcomes: (BookOutcome | undefined)[]) {
-    const keyed = requests.flatMap((request, index) =>
-      isKeyed(request) && request.key && !outcomes[index] ? [{ request, index }] : [],
-    );
-    if (keyed.length === 0) return;
-    const stored = await this.trading.findIdempotencyKeys(
-      trx,
-      keyed.map(({ request }) => ({ userId: request.userId, key: request.key as string })),
-    );
-    const byKey = new Map(stored.map((row) => [`${row.user_id}:${row.key}`, row]));
-    for (const { request, index } of keyed) {
-      const row = byKey.get(`${request.userId}:${request.key}`);
-      if (!row) continue;
-      const status = row.status_code ?? 201;
-      if (row.request_hash !== request.requestHash)
-        outcomes[index] = { error: new IdempotencyMismatchError() };
-      else if (status >= 400) outcomes[index] = { error: new ReplayedRefusalError(status, row.response) };
-      else outcomes[index] = { result: { status, body: row.response, replayed: true } };
-    }
-  }
-
-  /** A clientOrderId names one order of its user: a new request under another key cannot take it again. */
-  private async refuseUsedClientOrderIds(
-    trx: Tx,
-    requests: BookRequest[],
-    outcomes: (BookOutcome | undefined)[],
-  ) {
-    const named = requests.flatMap((request, index) => {
-      const clientOrderId = clientOrderIdOf(request);
-      return clientOrderId && isKeyed(request) && !outcomes[index]
-        ? [{ userId: request.userId, clientOrderId, index }]
-        : [];
-    });
-    if (named.length === 0) return;
-    const used = new Set(
-      (await this.trading.usedClientOrderIds(trx, named)).map(
-        (row) => `${row.user_id}:${row.client_order_id}`,
-      ),
-    );
-    for (const { userId, clientOrderId, index } of named)
-      if (used.has(`${userId}:${clientOrderId}`)) outcomes[index] = { error: new IdempotencyMismatchError() };
   }
 
   /**
@@ -478,36 +410,10 @@ export class OrderPipeline {
     written: Written | null,
     requests: BookRequest[],
   ): Promise<BookOutcome[]> {
-    const stored: {
-      userId: number;
-      key: string;
-      requestHash: string;
-      statusCode: number;
-      response: unknown;
-    }[] = [];
     const outcomes: BookOutcome[] = [];
-    for (const [index, verdict] of decision.verdicts.entries()) {
-      const request = requests[index] as BookRequest;
-      const outcome = await this.outcomeOf(trx, market, verdict, request, written);
-      // A refusal is an answer too: a retry under the same key is refused the same way, whatever changed since.
-      const answer =
-        'result' in outcome
-          ? (outcome.result as { status: number; body: unknown })
-          : 'error' in outcome
-            ? refusalAnswer(outcome.error)
-            : null;
-      if (isKeyed(request) && request.key && answer)
-        stored.push({
-          userId: request.userId,
-          key: request.key,
-          requestHash: request.requestHash,
-          statusCode: answer.status,
-          response: answer.body,
-        });
-      outcomes.push(outcome);
-    }
-    if ((await this.trading.insertIdempotencyResults(trx, stored)) !== stored.length)
-      throw new IdempotencyRaceError();
+    for (const [index, verdict] of decision.verdicts.entries())
+      outcomes.push(await this.outcomeOf(trx, market, verdict, requests[index] as BookRequest, written));
+    await this.idempotency.record(trx, requests, outcomes);
     return outcomes;
   }
 
@@ -669,19 +575,6 @@ export class OrderPipeline {
     }
     if (shrunk.length > 0) for (const listener of this.listeners.amended) await listener(trx, shrunk);
     if (converted.length > 0) for (const listener of this.listeners.converted) await listener(trx, converted);
-  }
-}
-
-/** A refusal the decision made, as stored under its idempotency key: its status and error body. */
-function refusalAnswer(error: Error): { status: number; body: unknown } | null {
-  if (!(error instanceof AppError) || error.statusCode >= 500) return null;
-  return { status: error.statusCode, body: toErrorResponse(error).body };
-}
-
-/** Another transaction stored an answer under the same idempotency key first: run the request again to replay it. */
-export class IdempotencyRaceError extends Error {
-  constructor() {
-    super('an idempotency key was used by two requests at once');
   }
 }
 

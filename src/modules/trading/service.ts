@@ -23,7 +23,8 @@ import {
   OrderNotOpenError,
   ReplayedRefusalError,
 } from './errors.js';
-import { IdempotencyRaceError, OrderPipeline, type WarnLog } from './pipeline.js';
+import { IdempotencyRaceError } from './idempotency.js';
+import { OrderPipeline, type WarnLog } from './pipeline.js';
 import {
   type MarketRef,
   marketKey,
@@ -141,7 +142,9 @@ export class TradingService {
    * result, or the error it met). Consecutive orders of one market ride that market's next batch together, in
    * one transaction; the runs of different markets go one after another. With an Idempotency-Key the batch is
    * claimed under it first (another batch under the same key is refused whole), and each order is idempotent under
-   * the key and its place in the batch, so a retry replays what was placed and places only what was not.
+   * the key and its place in the batch, so a retry answers what each order got the first time (placed or refused)
+   * and decides only the orders never decided (a crash between two markets' transactions). `charge` is given how
+   * many orders are new, before any is queued.
    */
   async placeBatch(
     userId: number,
