@@ -87,7 +87,8 @@ import {
 
 /**
  * The named schemas of the contract: every resource a client handles has a name (and so a type in a generated
- * client). Routes keep using the TypeBox schemas inline; `useComponents` replaces every place of the document where
+ * client), none of them a name a client's language already has (`Error`, `Event`, `Option`, `Comment`,
+ * `Notification`, `Report` are built into browsers' TypeScript or into Rust). Routes keep using the TypeBox schemas inline; `useComponents` replaces every place of the document where
  * one of these appears by a `$ref` to it.
  */
 const NAMED: Record<string, TSchema> = {
@@ -122,10 +123,10 @@ const NAMED: Record<string, TSchema> = {
   AmendOrderResult: AmendResult,
   HeartbeatRequest: HeartbeatBody,
   Heartbeat: HeartbeatView,
-  Option: OptionView,
+  MarketOption: OptionView,
   EventSummary,
   EventListItem,
-  Event: EventDetail,
+  MarketEvent: EventDetail,
   OrderBook: OrderBookView,
   Leaderboard,
   Dispute: DisputeView,
@@ -137,7 +138,7 @@ const NAMED: Record<string, TSchema> = {
   ApiKey,
   CreatedApiKey,
   Streak: StreakBody,
-  Notification,
+  FeedNotification: Notification,
   Badges: BadgesBody,
   Xp: XpBody,
   Referral: ReferralBody,
@@ -147,8 +148,8 @@ const NAMED: Record<string, TSchema> = {
   FollowListItem,
   Author,
   Post,
-  Comment,
-  Report,
+  PostComment: Comment,
+  ModerationReport: Report,
   AdminReport,
   MarketSuggestion: Suggestion,
   Profile,

@@ -65,18 +65,30 @@ describe('the OpenAPI document', () => {
   it('names the resources and reuses them, and describes every webhook', () => {
     const schemas = (document.components as { schemas: Json }).schemas;
     for (const name of [
-      'Event',
-      'Option',
+      'MarketEvent',
+      'MarketOption',
       'Order',
       'Trade',
       'Position',
       'Portfolio',
       'User',
-      'Notification',
+      'FeedNotification',
     ]) {
       expect(schemas[name], name).toBeDefined();
     }
     expect(schemas.WebhookSubscription).toBeDefined();
+    // No name a client's language has already: a generated type would shadow it.
+    for (const builtIn of [
+      'Error',
+      'Event',
+      'Option',
+      'Comment',
+      'Notification',
+      'Report',
+      'Object',
+      'Result',
+    ])
+      expect(schemas[builtIn], builtIn).toBeUndefined();
     const placed = (document.paths as Record<string, Record<string, Json>>)['/api/limit-orders']?.post;
     expect(JSON.stringify(placed)).toContain('#/components/schemas/PlacedOrder');
     expect(Object.keys(document.webhooks as Json)).toEqual(

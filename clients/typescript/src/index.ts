@@ -13,10 +13,10 @@ export type { components, operations, paths };
 export type Schemas = components['schemas'];
 
 export type ApiError = Schemas['ApiError'];
-export type Event = Schemas['Event'];
+export type MarketEvent = Schemas['MarketEvent'];
 export type EventListItem = Schemas['EventListItem'];
 export type EventSummary = Schemas['EventSummary'];
-export type Option = Schemas['Option'];
+export type MarketOption = Schemas['MarketOption'];
 export type OrderBook = Schemas['OrderBook'];
 export type Order = Schemas['Order'];
 export type PlacedOrder = Schemas['PlacedOrder'];
@@ -32,7 +32,7 @@ export type Settlement = Schemas['Settlement'];
 export type PortfolioHistory = Schemas['PortfolioHistory'];
 export type User = Schemas['User'];
 export type Me = Schemas['Me'];
-export type Notification = Schemas['Notification'];
+export type FeedNotification = Schemas['FeedNotification'];
 export type WebhookSubscription = Schemas['WebhookSubscription'];
 
 export type ExchangeClient = Client<paths>;

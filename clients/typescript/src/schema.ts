@@ -2641,17 +2641,6 @@ export interface components {
             startsAt: string | null;
             status: "open" | "accepted" | "settled" | "expired";
         };
-        Comment: {
-            author: components["schemas"]["Author"];
-            /** Format: date-time */
-            createdAt: string;
-            /** @description Numeric id as a string */
-            id: string;
-            /** @description Numeric id as a string */
-            postId: string;
-            /** @description Plain text exactly as written (trimmed); never HTML */
-            text: string;
-        };
         CopyLeader: {
             /** Format: date-time */
             createdAt: string;
@@ -2752,57 +2741,6 @@ export interface components {
             /** @description Numeric id as a string */
             userId: string;
         };
-        Event: {
-            category: string;
-            closedAt: string | null;
-            /** Format: date-time */
-            closesAt: string;
-            /** Format: date-time */
-            createdAt: string;
-            description: string;
-            disputeWindowEndsAt: string | null;
-            /** @description Exactly one option resolves YES: the options trade as one market (one house maker, chances that add up, conversions between them) */
-            exclusive: boolean;
-            featured: boolean;
-            houseLiquidityCents: number | null;
-            /** @description Numeric id as a string */
-            id: string;
-            openedAt: string | null;
-            options: {
-                bestAskCents: number | null;
-                bestBidCents: number | null;
-                /** @description LMSR liquidity b of this option’s own house maker (0 = none; always 0 in an exclusive event) */
-                houseLiquidityCents: number;
-                /** @description Numeric id as a string */
-                id: string;
-                label: string;
-                lastYesPriceCents: number | null;
-                /** @description 100 − yesPriceCents */
-                noPriceCents: number;
-                /** @description Last traded YES price per time bucket; at most 200 points per option */
-                priceHistory: {
-                    /** Format: date-time */
-                    t: string;
-                    yesPriceCents: number;
-                }[];
-                /** @description The chance shown, in basis points. In an exclusive event those of all options add up to exactly 10,000: the house maker’s chances, or without one the last traded prices scaled to add up */
-                probabilityBps: number;
-                resolution: ("YES" | "NO" | "VOID") | null;
-                /** @description Notional traded, in the takers’ prices */
-                volumeCents: number;
-                volumeShares: number;
-                /** @description Independent option: last traded YES price, else the house quote, else 50. Exclusive event: the option’s chance, rounded to a cent (1..99) */
-                yesPriceCents: number;
-            }[];
-            range: string;
-            resolutionSource: string | null;
-            resolvedAt: string | null;
-            settledAt: string | null;
-            slug: string;
-            /** @description draft → open → closed → resolved → settled */
-            status: "draft" | "open" | "closed" | "resolved" | "settled";
-            title: string;
-        };
         EventListItem: {
             category: string;
             /** Format: date-time */
@@ -2816,7 +2754,7 @@ export interface components {
             houseLiquidityCents: number | null;
             /** @description Numeric id as a string */
             id: string;
-            options: components["schemas"]["Option"][];
+            options: components["schemas"]["MarketOption"][];
             resolutionSource: string | null;
             slug: string;
             /** @description draft → open → closed → resolved → settled */
@@ -2841,6 +2779,21 @@ export interface components {
             /** @description draft → open → closed → resolved → settled */
             status: "draft" | "open" | "closed" | "resolved" | "settled";
             title: string;
+        };
+        FeedNotification: {
+            /** @description The event in human words */
+            body: string;
+            /** Format: date-time */
+            createdAt: string;
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description Numeric id as a string */
+            id: string;
+            read: boolean;
+            title: string;
+            /** @description Machine type, e.g. order.filled, market.settled, social.follow */
+            type: string;
         };
         /** @description One execution of one of your orders (`fillId` is its id on the public tape) */
         Fill: {
@@ -2958,6 +2911,75 @@ export interface components {
             token: string;
             user: components["schemas"]["User"];
         };
+        MarketEvent: {
+            category: string;
+            closedAt: string | null;
+            /** Format: date-time */
+            closesAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            description: string;
+            disputeWindowEndsAt: string | null;
+            /** @description Exactly one option resolves YES: the options trade as one market (one house maker, chances that add up, conversions between them) */
+            exclusive: boolean;
+            featured: boolean;
+            houseLiquidityCents: number | null;
+            /** @description Numeric id as a string */
+            id: string;
+            openedAt: string | null;
+            options: {
+                bestAskCents: number | null;
+                bestBidCents: number | null;
+                /** @description LMSR liquidity b of this option’s own house maker (0 = none; always 0 in an exclusive event) */
+                houseLiquidityCents: number;
+                /** @description Numeric id as a string */
+                id: string;
+                label: string;
+                lastYesPriceCents: number | null;
+                /** @description 100 − yesPriceCents */
+                noPriceCents: number;
+                /** @description Last traded YES price per time bucket; at most 200 points per option */
+                priceHistory: {
+                    /** Format: date-time */
+                    t: string;
+                    yesPriceCents: number;
+                }[];
+                /** @description The chance shown, in basis points. In an exclusive event those of all options add up to exactly 10,000: the house maker’s chances, or without one the last traded prices scaled to add up */
+                probabilityBps: number;
+                resolution: ("YES" | "NO" | "VOID") | null;
+                /** @description Notional traded, in the takers’ prices */
+                volumeCents: number;
+                volumeShares: number;
+                /** @description Independent option: last traded YES price, else the house quote, else 50. Exclusive event: the option’s chance, rounded to a cent (1..99) */
+                yesPriceCents: number;
+            }[];
+            range: string;
+            resolutionSource: string | null;
+            resolvedAt: string | null;
+            settledAt: string | null;
+            slug: string;
+            /** @description draft → open → closed → resolved → settled */
+            status: "draft" | "open" | "closed" | "resolved" | "settled";
+            title: string;
+        };
+        MarketOption: {
+            /** @description LMSR liquidity b of this option’s own house maker (0 = none; always 0 in an exclusive event) */
+            houseLiquidityCents: number;
+            /** @description Numeric id as a string */
+            id: string;
+            label: string;
+            lastYesPriceCents: number | null;
+            /** @description 100 − yesPriceCents */
+            noPriceCents: number;
+            /** @description The chance shown, in basis points. In an exclusive event those of all options add up to exactly 10,000: the house maker’s chances, or without one the last traded prices scaled to add up */
+            probabilityBps: number;
+            resolution: ("YES" | "NO" | "VOID") | null;
+            /** @description Notional traded, in the takers’ prices */
+            volumeCents: number;
+            volumeShares: number;
+            /** @description Independent option: last traded YES price, else the house quote, else 50. Exclusive event: the option’s chance, rounded to a cent (1..99) */
+            yesPriceCents: number;
+        };
         MarketSuggestion: {
             category: string;
             closesAt: string | null;
@@ -2999,6 +3021,17 @@ export interface components {
             role: "user" | "admin";
             username: string;
         };
+        ModerationReport: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Numeric id as a string */
+            id: string;
+            reason: string;
+            status: "open" | "dismissed" | "hidden" | "suspended";
+            /** @description Numeric id as a string */
+            targetId: string;
+            targetType: "POST" | "COMMENT" | "USER";
+        };
         NewsItem: {
             /** @description Numeric id as a string */
             id?: string;
@@ -3016,39 +3049,6 @@ export interface components {
             /** @description Search-API query; null means the event title */
             query: string | null;
             updatedAt: string | null;
-        };
-        Notification: {
-            /** @description The event in human words */
-            body: string;
-            /** Format: date-time */
-            createdAt: string;
-            data: {
-                [key: string]: unknown;
-            };
-            /** @description Numeric id as a string */
-            id: string;
-            read: boolean;
-            title: string;
-            /** @description Machine type, e.g. order.filled, market.settled, social.follow */
-            type: string;
-        };
-        Option: {
-            /** @description LMSR liquidity b of this option’s own house maker (0 = none; always 0 in an exclusive event) */
-            houseLiquidityCents: number;
-            /** @description Numeric id as a string */
-            id: string;
-            label: string;
-            lastYesPriceCents: number | null;
-            /** @description 100 − yesPriceCents */
-            noPriceCents: number;
-            /** @description The chance shown, in basis points. In an exclusive event those of all options add up to exactly 10,000: the house maker’s chances, or without one the last traded prices scaled to add up */
-            probabilityBps: number;
-            resolution: ("YES" | "NO" | "VOID") | null;
-            /** @description Notional traded, in the takers’ prices */
-            volumeCents: number;
-            volumeShares: number;
-            /** @description Independent option: last traded YES price, else the house quote, else 50. Exclusive event: the option’s chance, rounded to a cent (1..99) */
-            yesPriceCents: number;
         };
         Order: {
             /** @description BUY or SELL (SELL only shares you hold: to bet against YES, buy NO) */
@@ -3385,6 +3385,17 @@ export interface components {
             /** @description Plain text exactly as written (trimmed); never HTML */
             text: string;
         };
+        PostComment: {
+            author: components["schemas"]["Author"];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Numeric id as a string */
+            id: string;
+            /** @description Numeric id as a string */
+            postId: string;
+            /** @description Plain text exactly as written (trimmed); never HTML */
+            text: string;
+        };
         Preferences: {
             avatarUrl: string | null;
             /** @description At most 280 characters */
@@ -3464,17 +3475,6 @@ export interface components {
             referralCode?: string;
             /** @description 3..30 letters, digits, _ */
             username?: string;
-        };
-        Report: {
-            /** Format: date-time */
-            createdAt: string;
-            /** @description Numeric id as a string */
-            id: string;
-            reason: string;
-            status: "open" | "dismissed" | "hidden" | "suspended";
-            /** @description Numeric id as a string */
-            targetId: string;
-            targetType: "POST" | "COMMENT" | "USER";
         };
         /** @description What one side of one option paid you when it settled */
         Settlement: {
@@ -4320,7 +4320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["MarketEvent"];
                 };
             };
             /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
@@ -4468,7 +4468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["MarketEvent"];
                 };
             };
             /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
@@ -4602,7 +4602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["MarketEvent"];
                 };
             };
             /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
@@ -4765,7 +4765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["MarketEvent"];
                 };
             };
             /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
@@ -5836,7 +5836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["MarketEvent"];
                 };
             };
             /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
@@ -6011,7 +6011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["MarketEvent"];
                 };
             };
             /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
@@ -6184,7 +6184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["MarketEvent"];
                 };
             };
             /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
@@ -6347,7 +6347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["MarketEvent"];
                 };
             };
             /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
@@ -11070,7 +11070,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Event"];
+                    "application/json": components["schemas"]["MarketEvent"];
                 };
             };
             /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
@@ -14687,7 +14687,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Notification"][];
+                        data: components["schemas"]["FeedNotification"][];
                         nextCursor: string | null;
                         unreadCount: number;
                     };
@@ -18160,7 +18160,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Comment"][];
+                        data: components["schemas"]["PostComment"][];
                         nextCursor: string | null;
                     };
                 };
@@ -18257,7 +18257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Comment"];
+                    "application/json": components["schemas"]["PostComment"];
                 };
             };
             /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */
@@ -18566,7 +18566,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Report"];
+                    "application/json": components["schemas"]["ModerationReport"];
                 };
             };
             /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY) */

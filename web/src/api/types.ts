@@ -24,9 +24,9 @@ export type Session = Schemas['LoginResult'];
 /** A new account's first session (no streak yet). */
 export type Registration = Answer<'register', 201>;
 
-export type OptionSummary = Schemas['Option'];
+export type OptionSummary = Schemas['MarketOption'];
 export type MarketSummary = Schemas['EventListItem'];
-export type MarketDetail = Schemas['Event'];
+export type MarketDetail = Schemas['MarketEvent'];
 export type OptionDetail = MarketDetail['options'][number];
 export type EventStatus = MarketSummary['status'];
 export type Resolution = OptionSummary['resolution'];
@@ -53,7 +53,7 @@ export type WebhookEventType = NonNullable<Schemas['CreateWebhookRequest']['even
 export type Preferences = Schemas['Preferences'];
 
 export type Post = Schemas['Post'];
-export type Comment = Schemas['Comment'];
+export type Comment = Schemas['PostComment'];
 export type PublicProfile = Schemas['Profile'];
 
 export type News = Answer<'getEventNews'>;
