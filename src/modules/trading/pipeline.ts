@@ -69,6 +69,16 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** A market's queue on this instance, and its transactions in flight. */
+interface MarketQueue {
+  requests: Pending[];
+  /** Whether a transaction has started and does not hold the market's lock yet (there is at most one). */
+  waiting: boolean;
+  inFlight: number;
+  /** The end of the last transaction started (it never rejects). */
+  last: Promise<void>;
+}
+
 /** What a decision's write gave back: each changed book's new version, and the rows made with their ids. */
 interface Written {
   bookVersions: Map<number, number>;
@@ -98,7 +108,7 @@ export interface WarnLog {
  * reach is logged, counted, and its requests are run again one by one.
  */
 export class OrderPipeline {
-  private readonly queues = new Map<string, Pending[]>();
+  private readonly queues = new Map<string, MarketQueue>();
   private readonly idempotency: BatchIdempotency;
 
   constructor(
@@ -122,17 +132,17 @@ export class OrderPipeline {
     return new Promise((resolve, reject) => {
       const key = marketKey(ref);
       let queue = this.queues.get(key);
-      if (queue && queue.length >= this.settings.maxQueuedOrdersPerOption) {
+      if (queue && queue.requests.length >= this.settings.maxQueuedOrdersPerOption) {
         this.metrics?.ordersRefused.inc({ reason: 'queue_full' });
         reject(new OrderQueueFullError(this.settings.maxQueuedOrdersPerOption));
         return;
       }
       if (!queue) {
-        queue = [];
+        queue = { requests: [], waiting: false, inFlight: 0, last: Promise.resolve() };
         this.queues.set(key, queue);
-        setImmediate(() => void this.drain(key, ref, queue as Pending[]));
       }
-      queue.push({ request, resolve, reject });
+      queue.requests.push({ request, resolve, reject });
+      this.next(key, ref, queue);
     });
   }
 
@@ -159,26 +169,50 @@ export class OrderPipeline {
   }
 
   /**
-   * Writes the market's batches one after another while requests are waiting. A batch closes when its transaction
-   * holds the market's lock, so that the requests that arrived while it waited for the lock join it.
+   * Starts the market's next transaction when requests wait and none is waiting for the lock yet. A batch closes
+   * when its transaction holds the market's lock, so that the requests that arrived while it waited join it; and
+   * as soon as it holds it, the next transaction starts and waits for the lock in turn (two at most in flight), so
+   * that one batch is being written while the next is ready to go the moment it commits. The next reads the book
+   * only once the one before has ended here too, so the book in memory is the committed one.
    */
-  private async drain(key: string, ref: MarketRef, queue: Pending[]): Promise<void> {
-    while (queue.length > 0) {
-      let batch: Pending[] = [];
-      try {
-        const outcomes = await this.inOwnTransaction(ref, () => {
-          batch = queue.splice(0, this.settings.maxBatchOrders);
-          return batch.map((entry) => entry.request);
-        });
-        batch.forEach((entry, index) => {
-          entry.resolve(outcomes[index] ?? { alone: true });
-        });
-      } catch (error) {
-        if (batch.length === 0) batch = queue.splice(0, this.settings.maxBatchOrders);
-        this.batchFailed(key, batch, error);
+  private next(key: string, ref: MarketRef, queue: MarketQueue): void {
+    if (queue.waiting || queue.requests.length === 0) return;
+    queue.waiting = true;
+    queue.inFlight += 1;
+    queue.last = this.batch(key, ref, queue, queue.last).finally(() => {
+      queue.inFlight -= 1;
+      if (queue.inFlight === 0 && queue.requests.length === 0) this.queues.delete(key);
+      else this.next(key, ref, queue);
+    });
+  }
+
+  /** One batch of the market, in a transaction of its own; every request taken gets its outcome, never a rejection. */
+  private async batch(
+    key: string,
+    ref: MarketRef,
+    queue: MarketQueue,
+    previous: Promise<void>,
+  ): Promise<void> {
+    let batch: Pending[] | null = null;
+    const take = () => {
+      batch = queue.requests.splice(0, this.settings.maxBatchOrders);
+      queue.waiting = false;
+      this.next(key, ref, queue);
+      return batch.map((entry) => entry.request);
+    };
+    try {
+      const outcomes = await this.inOwnTransaction(ref, take, previous);
+      (batch as Pending[] | null)?.forEach((entry, index) => {
+        entry.resolve(outcomes[index] ?? { alone: true });
+      });
+    } catch (error) {
+      if (batch === null) {
+        // It failed before it held the lock: the requests it would have taken are answered for it.
+        batch = queue.requests.splice(0, this.settings.maxBatchOrders);
+        queue.waiting = false;
       }
+      this.batchFailed(key, batch, error);
     }
-    this.queues.delete(key);
   }
 
   /**
@@ -204,11 +238,17 @@ export class OrderPipeline {
     for (const entry of batch) entry.resolve({ alone: true });
   }
 
-  private async inOwnTransaction(ref: MarketRef, take: () => BookRequest[]): Promise<BookOutcome[]> {
+  /** `previous`: what to wait for once the lock is held, before taking the requests (the batch before). */
+  private async inOwnTransaction(
+    ref: MarketRef,
+    take: () => BookRequest[],
+    previous?: Promise<void>,
+  ): Promise<BookOutcome[]> {
     const used: { trx?: Tx } = {};
     const outcomes = await this.db.transaction().execute(async (trx) => {
       used.trx = trx;
       const market = await this.trading.lockMarket(trx, ref);
+      if (previous) await previous;
       const requests = take();
       if (!market) return requests.map(() => ({ error: new NotFoundError('Option') }));
       return this.run(trx, market, requests);
