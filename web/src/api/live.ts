@@ -130,27 +130,6 @@ export interface StreamTrade {
   at: string;
 }
 
-export const RECENT_TRADES = 20;
-
-/**
- * Executions in an option as they happen (the stream carries no history): newest first, at most 20. Without the
- * stream this reports `null`, meaning "not available".
- */
-export function useRecentTrades(optionId: string | undefined): StreamTrade[] | null {
-  const [trades, setTrades] = useState<StreamTrade[]>([]);
-  const status = useStreamStatus();
-  useEffect(() => {
-    setTrades([]);
-    if (!optionId || !stream.available) return;
-    return stream.subscribe(`trades:${optionId}`, (message) => {
-      if (message.type !== 'trades') return;
-      const fresh = [...((message.trades as StreamTrade[] | undefined) ?? [])].reverse();
-      setTrades((current) => [...fresh, ...current].slice(0, RECENT_TRADES));
-    });
-  }, [optionId]);
-  return stream.available && status === 'live' ? trades : null;
-}
-
 /**
  * Every execution in any of these options, as the stream delivers it (nothing without the stream). The market
  * page uses it to move its prices, chart and the viewer's holdings with each trade.

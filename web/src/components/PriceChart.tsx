@@ -12,11 +12,12 @@ import {
   type Time,
   type UTCTimestamp,
 } from 'lightweight-charts';
-import { type RefObject, useEffect, useMemo, useRef, useState } from 'react';
+import { type ReactNode, type RefObject, useEffect, useMemo, useRef, useState } from 'react';
 import type { OptionDetail } from '../api/types';
 import { type ChartSeries, chartSeries, valueAt } from '../lib/chart-series';
 import { chanceTenths, formatDate, formatPrice, formatTenths } from '../lib/format';
 import { useTheme } from '../theme';
+import { Attribution, ChipChoice, cssVar, localTime } from './ChartParts';
 
 export const RANGES = [
   { value: '1d', label: '1 day' },
@@ -49,18 +50,6 @@ function swatchDash(series: ChartSeries): string {
 function colourOf(index: number): string {
   const value = getComputedStyle(document.documentElement).getPropertyValue(`--series-${index % COLOURS}`);
   return value.trim() || '#2563eb';
-}
-
-function cssVar(name: string, fallback: string): string {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
-}
-
-/** The chart library reads times as UTC; the axis and the pointer speak the reader's own time. */
-function localTime(time: Time, withDate: boolean): string {
-  const date = new Date((time as number) * 1000);
-  return withDate
-    ? date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-    : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
 function legendNote(series: ChartSeries): string {
@@ -208,11 +197,14 @@ export function PriceChart({
   exclusive = false,
   range,
   onRange,
+  controls,
 }: {
   options: OptionDetail[];
   exclusive?: boolean;
-  range: string;
+  range: Range;
   onRange: (range: Range) => void;
+  /** More choices for the chart's head (which kind of chart), before the range. */
+  controls?: ReactNode;
 }) {
   const container = useRef<HTMLDivElement>(null);
   const [hover, setHover] = useState<number | null>(null);
@@ -253,20 +245,10 @@ export function PriceChart({
     <figure className="chart">
       <div className="chart-head">
         <h2>{exclusive ? 'Chances over time' : 'Price history'}</h2>
-        <fieldset className="chips small">
-          <legend className="visually-hidden">Time range</legend>
-          {RANGES.map((item) => (
-            <button
-              key={item.value}
-              type="button"
-              className="chip"
-              aria-pressed={range === item.value}
-              onClick={() => onRange(item.value)}
-            >
-              {item.label}
-            </button>
-          ))}
-        </fieldset>
+        <div className="chart-controls">
+          {controls}
+          <ChipChoice legend="Time range" choices={RANGES} value={range} onChange={onRange} />
+        </div>
       </div>
       <p className="visually-hidden">
         {exclusive ? 'Chance of each option over time' : 'Yes price history'}. {summary}.
@@ -309,13 +291,7 @@ export function PriceChart({
             </li>
           ))}
         </ul>
-        <p className="attribution muted small">
-          Chart: TradingView Lightweight Charts™, copyright © TradingView, Inc.,{' '}
-          <a href="https://www.tradingview.com/" target="_blank" rel="noopener noreferrer">
-            tradingview.com
-            <span className="visually-hidden"> (opens in a new tab)</span>
-          </a>
-        </p>
+        <Attribution />
       </figcaption>
     </figure>
   );

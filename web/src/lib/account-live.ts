@@ -17,7 +17,7 @@ export function holdingsChanged(): void {
   clearTimeout(burst);
   burst = setTimeout(() => {
     if (!isShown('/api/positions')) invalidate('/api/auth/me');
-    invalidate('/api/positions', '/api/limit-orders', '/api/trades', '/api/me/settlements');
+    invalidate('/api/positions', '/api/limit-orders', '/api/trades', '/api/me/settlements', '/api/me/fills');
   }, BURST_MS);
 }
 

@@ -43,6 +43,11 @@ const FRESH_MS: Record<string, number> = {
   '/api/limit-orders': 60_000,
   '/api/trades': 60_000,
   '/api/me/settlements': 60_000,
+  '/api/me/fills': 60_000,
+  '/api/me/portfolio-history': 60_000,
+  // Kept up to date by the stream while their market's page is open, and marked stale when it closes.
+  '/api/options/{optionId}/candles': 5 * 60_000,
+  '/api/events/by-slug/{slug}/trades': 5 * 60_000,
 };
 
 export function freshMs(path: string): number {

@@ -2,32 +2,40 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } fro
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../api/client';
 import { useBookReadOnce, useChannel, useLiveBooks, useMarketTrades, useStreamStatus } from '../api/live';
-import type { MarketDetail, Side } from '../api/types';
+import type { MarketDetail, OptionDetail, Side } from '../api/types';
 import { useAuth } from '../auth';
 import { Conversions } from '../components/Conversions';
 import { Discussion } from '../components/Discussion';
 import { DisputeButton } from '../components/DisputeButton';
 import { StatusTag } from '../components/MarketCard';
 import { NewsPanel, SponsorPanel } from '../components/MarketExtras';
+import { MarketTape } from '../components/MarketTape';
 import { OptionsTable } from '../components/OptionsTable';
 import { OrderBookView, type PickedPrice } from '../components/OrderBookView';
 import { OutcomePanel } from '../components/OutcomePanel';
 import type { Range } from '../components/PriceChart';
-import { RecentTrades } from '../components/RecentTrades';
 import { ErrorMessage, Loading } from '../components/Status';
 import { TradeTicket } from '../components/TradeTicket';
 import { WatchButton } from '../components/WatchButton';
 import { useTradesHere, YourActivity } from '../components/YourActivity';
 import { holdingsChanged, usePortfolio } from '../lib/account-live';
+import {
+  type CandleInterval,
+  type ChartView,
+  candlesFrom,
+  defaultChartView,
+  defaultInterval,
+} from '../lib/candles';
 import { formatDate, titleCase } from '../lib/format';
 import { useApi, useDocumentTitle } from '../lib/hooks';
 import { useInView } from '../lib/in-view';
 import { type LiveTrade, markPositions, type ShownStatus, shownStatus, withLiveTrades } from '../lib/market';
+import { marketDataStale, useLiveMarketData } from '../lib/market-data';
 import { NotFoundPage } from './NotFound';
 
 // The chart library is the biggest part of the market page: its own chunk, fetched with the first market shown.
-const PriceChart = lazy(() =>
-  import('../components/PriceChart').then((module) => ({ default: module.PriceChart })),
+const MarketChart = lazy(() =>
+  import('../components/MarketChart').then((module) => ({ default: module.MarketChart })),
 );
 
 const LIVE_TRADES_KEPT = 500;
@@ -118,10 +126,47 @@ function useLiveMarket(slug: string, range: Range, signedIn: boolean) {
       if (!option || option.lastYesPriceCents === lastYesPriceCents || caughtUp.current) return;
       caughtUp.current = true;
       reload();
+      marketDataStale(slug, latest.current?.options.map((candidate) => candidate.id) ?? [], true);
     },
-    [reload],
+    [reload, slug],
   );
   return { ...market, data, onSnapshot };
+}
+
+/**
+ * Line or candles, and the candles' interval: the trader's choice while on this market, else the chart the picked
+ * option opens on, decided once for it (a trade arriving never switches the chart under the reader). The candles
+ * of each option and interval are read from a start fixed for the visit, so the cached ones are the ones shown.
+ */
+function useChartChoice(slug: string, market: MarketDetail | undefined, selected: OptionDetail | undefined) {
+  const [chosen, setChosen] = useState<{ slug: string; view?: ChartView; interval?: CandleInterval }>({
+    slug,
+  });
+  const defaults = useRef(new Map<string, { view: ChartView; interval: CandleInterval }>());
+  const starts = useRef(new Map<string, string>());
+  const mine = chosen.slug === slug ? chosen : { slug };
+  let opening = selected ? defaults.current.get(selected.id) : undefined;
+  if (market && selected && !opening) {
+    const now = Date.now();
+    opening = {
+      view: defaultChartView(market, selected, '1d', now),
+      interval: defaultInterval(selected, now),
+    };
+    defaults.current.set(selected.id, opening);
+  }
+  const candlesFromOf = useCallback((optionId: string, interval: CandleInterval) => {
+    const key = `${optionId}:${interval}`;
+    const start = starts.current.get(key) ?? candlesFrom(interval, Date.now());
+    starts.current.set(key, start);
+    return start;
+  }, []);
+  return {
+    view: mine.view ?? opening?.view ?? 'line',
+    interval: mine.interval ?? opening?.interval ?? '1h',
+    setView: (view: ChartView) => setChosen({ ...mine, view }),
+    setInterval: (interval: CandleInterval) => setChosen({ ...mine, interval }),
+    candlesFrom: candlesFromOf,
+  };
 }
 
 /** An exclusive event's shares convert until it is resolved: while it trades, and once closed. */
@@ -144,6 +189,23 @@ function MarketSide({ slug }: { slug: string }) {
           <NewsPanel slug={slug} />
         </>
       ) : null}
+    </div>
+  );
+}
+
+/** The market's trades sit below the book: read when scrolled to, then followed live. */
+function LazyTape({ slug, options }: { slug: string; options: OptionDetail[] }) {
+  const { ref, seen } = useInView<HTMLDivElement>();
+  return (
+    <div className="area-trades" ref={ref}>
+      {seen ? (
+        <MarketTape slug={slug} options={options} />
+      ) : (
+        <section className="card" aria-labelledby="tape-heading">
+          <h2 id="tape-heading">Trades</h2>
+          <p className="muted small">The market's trades load as you scroll here.</p>
+        </section>
+      )}
     </div>
   );
 }
@@ -200,6 +262,11 @@ export function MarketPage() {
   const options = data?.options ?? [];
   const selected = options.find((option) => option.id === optionId) ?? options[0];
   const eventSlug = data?.slug ?? slug;
+  const chart = useChartChoice(slug, data, selected);
+  useLiveMarketData(
+    eventSlug,
+    options.map((option) => option.id),
+  );
   const streamStatus = useStreamStatus();
   const bookOptions = useMemo(
     () => (tradable ? options.map((option) => ({ optionId: option.id, optionLabel: option.label })) : []),
@@ -273,7 +340,18 @@ export function MarketPage() {
           ) : null}
           <section className="card area-chart">
             <Suspense fallback={<Loading label="Loading the chart…" />}>
-              <PriceChart options={options} exclusive={data.exclusive} range={range} onRange={setRange} />
+              <MarketChart
+                options={options}
+                exclusive={data.exclusive}
+                selected={selected}
+                view={chart.view}
+                onView={chart.setView}
+                range={range}
+                onRange={setRange}
+                interval={chart.interval}
+                onInterval={chart.setInterval}
+                candlesFrom={chart.candlesFrom}
+              />
             </Suspense>
           </section>
           {tradable ? (
@@ -289,11 +367,7 @@ export function MarketPage() {
               />
             </div>
           ) : null}
-          {selected && tradable ? (
-            <div className="area-trades">
-              <RecentTrades optionId={selected.id} label={selected.label} />
-            </div>
-          ) : null}
+          <LazyTape slug={data.slug} options={options} />
           {signedIn ? (
             <div className="area-activity">
               <YourActivity

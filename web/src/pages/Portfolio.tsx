@@ -1,16 +1,20 @@
-import { useRef, useState } from 'react';
+import { lazy, Suspense, useRef } from 'react';
 import { Link } from 'react-router';
-import { downloadTrades } from '../api/client';
 import type { Portfolio } from '../api/types';
 import { useAuth } from '../auth';
+import { AccountHistory } from '../components/AccountHistory';
 import { OpenOrdersTable } from '../components/OrdersTable';
 import { PagedList } from '../components/Paged';
 import { PositionsTable } from '../components/PositionsTable';
-import { Empty, ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
-import { TradesTable } from '../components/TradesTable';
+import { Empty, Loaded, Loading, SignInPrompt } from '../components/Status';
 import { holdingsChanged, usePortfolio } from '../lib/account-live';
 import { formatCredits, formatSignedCredits, pnlClass } from '../lib/format';
-import { useAction, useDocumentTitle, usePagedApi } from '../lib/hooks';
+import { useDocumentTitle, usePagedApi } from '../lib/hooks';
+
+// The chart library is its own chunk, shared with the market page's chart.
+const PortfolioValue = lazy(() =>
+  import('../components/PortfolioValue').then((module) => ({ default: module.PortfolioValue })),
+);
 
 function Summary({ summary }: { summary: Portfolio['summary'] }) {
   const items = [
@@ -38,47 +42,6 @@ function Summary({ summary }: { summary: Portfolio['summary'] }) {
         </div>
       ))}
     </dl>
-  );
-}
-
-function TradeHistory() {
-  const [status, setStatus] = useState<'' | 'open' | 'closed'>('');
-  const trades = usePagedApi('/api/trades', {
-    params: { query: { limit: 50, status: status || undefined } },
-  });
-  const exportCsv = useAction(downloadTrades);
-  return (
-    <section className="card" aria-labelledby="history-heading">
-      <div className="section-head">
-        <h2 id="history-heading">Trade history</h2>
-        <div className="actions">
-          <div className="field inline">
-            <label htmlFor="trade-status">Show</label>
-            <select
-              id="trade-status"
-              value={status}
-              onChange={(event) => setStatus(event.target.value as typeof status)}
-            >
-              <option value="">All trades</option>
-              <option value="open">Markets still running</option>
-              <option value="closed">Settled markets</option>
-            </select>
-          </div>
-          <button
-            type="button"
-            className="button ghost small"
-            disabled={exportCsv.pending}
-            onClick={() => void exportCsv.run()}
-          >
-            {exportCsv.pending ? 'Preparing…' : 'Export CSV'}
-          </button>
-        </div>
-      </div>
-      <ErrorMessage error={exportCsv.error} />
-      <PagedList list={trades} empty="No trades yet." more="Older trades">
-        {(items) => <TradesTable trades={items} />}
-      </PagedList>
-    </section>
   );
 }
 
@@ -116,6 +79,9 @@ export function PortfolioPage() {
       <Loaded data={portfolio.data} error={portfolio.error} reload={portfolio.reload}>
         {(data) => <Summary summary={data.summary} />}
       </Loaded>
+      <Suspense fallback={<Loading label="Loading the chart…" />}>
+        <PortfolioValue current={portfolio.data?.summary} />
+      </Suspense>
       <section className="card" aria-labelledby="positions-heading">
         <h2 id="positions-heading">Positions</h2>
         {portfolio.data && held.length === 0 ? (
@@ -140,7 +106,7 @@ export function PortfolioPage() {
           )}
         </PagedList>
       </section>
-      <TradeHistory />
+      <AccountHistory />
     </div>
   );
 }
