@@ -110,6 +110,18 @@ describe('web app in a browser', () => {
     marketSlug = new URL(page.url()).pathname.split('/').pop()!;
     const ticket = page.getByRole('region', { name: 'Trade', exact: true });
     await expect.poll(() => page.getByRole('table', { name: /Bids/ }).isVisible()).toBe(true);
+    // The market's trades are read once scrolled to; after that the stream brings each new one.
+    const tape = page.getByRole('region', { name: 'Trades', exact: true });
+    await tape.scrollIntoViewIfNeeded();
+    await expect
+      .poll(() =>
+        tape
+          .getByText(/No trades in this market yet|Bought|Sold/)
+          .first()
+          .isVisible(),
+      )
+      .toBe(true);
+    await ticket.scrollIntoViewIfNeeded();
 
     await ticket.getByLabel('Shares').fill('10');
     await ticket.getByLabel('Highest price (¢)').fill('60');
@@ -130,8 +142,10 @@ describe('web app in a browser', () => {
       .toBe(1);
     // The execution arrives through the market-data stream (WebSocket), not a reload.
     await expect
-      .poll(() => page.getByRole('table', { name: 'Live trades' }).textContent())
-      .toMatch(/Bought Yes\d+¢10/);
+      .poll(() =>
+        page.getByRole('table', { name: 'Market trades' }).getByTestId('tape-trade').first().textContent(),
+      )
+      .toMatch(/Bought Yes.*\d+¢10$/);
     await screenshot(page, 'market');
 
     await page.getByRole('link', { name: 'Portfolio' }).click();
@@ -172,6 +186,18 @@ describe('web app in a browser', () => {
     await page.goto(`/markets/${marketSlug}`);
     const ticket = page.getByRole('region', { name: 'Trade', exact: true });
     await expect.poll(() => page.getByRole('table', { name: /Bids/ }).isVisible()).toBe(true);
+    // The market's trades are read once scrolled to; after that the stream brings each new one.
+    const tape = page.getByRole('region', { name: 'Trades', exact: true });
+    await tape.scrollIntoViewIfNeeded();
+    await expect
+      .poll(() =>
+        tape
+          .getByText(/No trades in this market yet|Bought|Sold/)
+          .first()
+          .isVisible(),
+      )
+      .toBe(true);
+    await ticket.scrollIntoViewIfNeeded();
     await ticket.getByRole('radio', { name: 'Limit' }).check();
     await ticket.getByLabel('Shares').fill('20');
     await ticket.getByLabel('Limit price (¢)').fill('3');

@@ -488,14 +488,15 @@ describe('the web app, finding by finding', () => {
     await expect.poll(() => page.getByTestId('trending-row').count()).toBeGreaterThan(0);
     await shoot(page, '9-trending', (p) => p.getByRole('tabpanel'));
 
-    // Market titles in the trade history and open orders.
+    // Market titles in the history of fills (a settled market's too) and open orders.
     await page.goto('/portfolio');
-    const history = page.getByRole('table', { name: 'Trades' });
+    await page.getByRole('region', { name: 'History' }).scrollIntoViewIfNeeded();
+    const history = page.getByRole('table', { name: 'Fills' });
     await expect.poll(() => history.textContent()).toContain('Who wins the findings derby?');
     expect(await page.getByRole('table', { name: 'Open orders' }).textContent()).toContain(
       'Will two tabs agree?',
     );
-    await shoot(page, '9-history', (p) => p.getByRole('table', { name: 'Trades' }));
+    await shoot(page, '9-history', (p) => p.getByRole('table', { name: 'Fills' }));
 
     // A notification leads to what it is about.
     await call('POST', '/api/posts', trader.token, {

@@ -253,13 +253,16 @@ describe('market data in a browser', () => {
     await page.mouse.move(plot.x + plot.width - 70, plot.y + plot.height / 2);
     await expect.poll(() => page.getByTestId('value-tip').textContent()).toMatch(/Total [\d,.]+ credits/);
 
-    // Nothing below the fold is read before it is scrolled to; settlements only on their tab.
+    // Nothing below the fold is read before it is scrolled to.
     expect(requests.some((request) => request.startsWith('GET /api/me/fills'))).toBe(false);
     const history = page.getByRole('region', { name: 'History' });
     await history.scrollIntoViewIfNeeded();
     const fills = history.getByTestId('fill');
     await expect.poll(() => fills.count()).toBeGreaterThan(2);
-    expect(requests.some((request) => request.startsWith('GET /api/me/settlements'))).toBe(false);
+    // Every fill names its market: the settled one's title comes with the settlements, read once for it.
+    await expect.poll(() => fills.first().textContent()).toContain('Will the e2e derby be decided today?');
+    const settlementReads = () => requests.filter((request) => request.startsWith('GET /api/me/settlements'));
+    expect(settlementReads()).toEqual(['GET /api/me/settlements?limit=25']);
     const rows = await fills.allTextContents();
     const maker = rows.find((row) => row.includes('Maker'));
     const taker = rows.find((row) => row.includes('Taker'));
@@ -280,6 +283,7 @@ describe('market data in a browser', () => {
     await history.getByRole('tab', { name: 'Settlements' }).click();
     const settlement = history.getByTestId('settlement');
     await expect.poll(() => settlement.count()).toBe(1);
+    expect(settlementReads()).toHaveLength(1);
     expect(await settlement.textContent()).toMatch(
       /Will the e2e derby be decided today\?Decided10 YesResolved Yes · won10\.00 credits/,
     );

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { downloadTrades } from '../api/client';
 import {
@@ -23,6 +23,7 @@ type Settlement = PageItem<'/api/me/settlements'>;
 type Kind = 'fills' | 'settlements';
 
 const PAGE = 25;
+const settlementsInit = { params: { query: { limit: PAGE } } };
 const KINDS = [
   { value: 'fills', label: 'Fills' },
   { value: 'settlements', label: 'Settlements' },
@@ -44,8 +45,7 @@ function cashCents(fill: Fill): number {
   return fill.action === 'BUY' ? -(fill.notionalCents + fill.feeCents) : fill.notionalCents - fill.feeCents;
 }
 
-function FillsTable({ fills }: { fills: Fill[] }) {
-  const titles = knownMarketTitles();
+function FillsTable({ fills, titles }: { fills: Fill[]; titles: Map<string, string> }) {
   return (
     <table className="data stack" aria-label="Fills">
       <thead>
@@ -92,7 +92,7 @@ function FillsTable({ fills }: { fills: Fill[] }) {
             <td data-label="Fee" className="num">
               {formatCredits(fill.feeCents)}
             </td>
-            <td data-label="Cash" className={`num ${pnlClass(cashCents(fill))}`}>
+            <td data-label="Cash" className={`num stack-wide ${pnlClass(cashCents(fill))}`}>
               {formatSignedCredits(cashCents(fill))}
             </td>
           </tr>
@@ -154,8 +154,25 @@ function SettlementsTable({ settlements }: { settlements: Settlement[] }) {
   );
 }
 
+/**
+ * The titles of the fills' markets. A fill names its market by slug; the portfolio and the lists read this visit
+ * name most markets, and a market missing from them has most likely settled (its positions left the portfolio):
+ * then the first page of settlements is read (the one the Settlements tab shows), once.
+ */
+function useFillTitles(fills: Fill[]): Map<string, string> {
+  const titles = knownMarketTitles();
+  const unknown = fills.some((fill) => !fill.eventTitle && !titles.has(fill.eventSlug));
+  const [settledNeeded, setSettledNeeded] = useState(false);
+  useEffect(() => {
+    if (unknown) setSettledNeeded(true);
+  }, [unknown]);
+  usePagedApi(settledNeeded ? '/api/me/settlements' : null, settlementsInit);
+  return titles;
+}
+
 function Fills() {
   const fills = usePagedApi('/api/me/fills', { params: { query: { limit: PAGE } } });
+  const titles = useFillTitles(fills.items);
   return (
     <>
       <p className="muted small">
@@ -163,14 +180,14 @@ function Fills() {
         order took what was there.
       </p>
       <PagedList list={fills} empty="No fills yet: your trades show here." more="Load more fills">
-        {(items) => <FillsTable fills={items} />}
+        {(items) => <FillsTable fills={items} titles={titles} />}
       </PagedList>
     </>
   );
 }
 
 function Settlements() {
-  const settlements = usePagedApi('/api/me/settlements', { params: { query: { limit: PAGE } } });
+  const settlements = usePagedApi('/api/me/settlements', settlementsInit);
   return (
     <>
       <p className="muted small">

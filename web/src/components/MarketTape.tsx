@@ -6,13 +6,18 @@ import { TAPE_PATH, type TapeTrade, tapeInit } from '../lib/market-data';
 import { PagedList } from './Paged';
 import { TableScroll } from './TableScroll';
 
-/** A trade's time: the clock (to the second) for today's, the date and clock before. */
-function when(iso: string): string {
+/** A trade's time: the clock (to the second) for today's, the date and clock before, each kept whole. */
+function When({ iso }: { iso: string }) {
   const date = new Date(iso);
-  const today = date.toDateString() === new Date().toDateString();
-  return today
-    ? date.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit', second: '2-digit' })
-    : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+  const clock = date.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit', second: '2-digit' });
+  if (date.toDateString() === new Date().toDateString()) return <span className="nowrap">{clock}</span>;
+  const day = date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  const time = date.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
+  return (
+    <>
+      <span className="nowrap">{day},</span> <span className="nowrap">{time}</span>
+    </>
+  );
 }
 
 function TapeTable({ trades, labels }: { trades: TapeTrade[]; labels: Map<string, string> | null }) {
@@ -34,7 +39,9 @@ function TapeTable({ trades, labels }: { trades: TapeTrade[]; labels: Map<string
         <tbody>
           {trades.map((trade) => (
             <tr key={trade.id} data-testid="tape-trade">
-              <td className="nowrap">{when(trade.at)}</td>
+              <td>
+                <When iso={trade.at} />
+              </td>
               <td>
                 <span className="nowrap">
                   {trade.takerAction === 'BUY' ? 'Bought' : 'Sold'}{' '}

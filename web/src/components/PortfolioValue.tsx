@@ -11,9 +11,11 @@ import {
   type UTCTimestamp,
 } from 'lightweight-charts';
 import { type RefObject, useEffect, useMemo, useRef, useState } from 'react';
+import { useAuth } from '../auth';
 import { formatCredits, formatDate, formatSignedCredits, pnlClass } from '../lib/format';
 import { useApi } from '../lib/hooks';
 import {
+  openingRange,
   VALUE_RANGES,
   type ValueNow,
   type ValuePoint,
@@ -95,6 +97,8 @@ function useValueChart(
       timeScale: { tickMarkFormatter: (time: Time, type: TickMarkType) => tickMark(time, type) },
     });
     area.current?.applyOptions({
+      // A young account's first point or two are dots: a line needs two.
+      pointMarkersVisible: points.length < 3,
       lineColor: accent,
       topColor: translucent(accent, 0.28),
       bottomColor: translucent(accent, 0.02),
@@ -125,8 +129,11 @@ function Breakdown({ point }: { point: ValuePoint }) {
  * month or since joining, read once per range and ending on the portfolio as it now stands.
  */
 export function PortfolioValue({ current }: { current: ValueNow | undefined }) {
-  const [range, setRange] = useState<ValueRange>('1w');
-  const history = useApi('/api/me/portfolio-history', { params: { query: { range } } });
+  const { me } = useAuth();
+  const [chosen, setRange] = useState<ValueRange | null>(null);
+  const range = chosen ?? (me ? openingRange(me.createdAt, Date.now()) : '1w');
+  // Read once the account (its age) is known, so the opening period is read, and only it.
+  const history = useApi(me ? '/api/me/portfolio-history' : null, { params: { query: { range } } });
   const points = useMemo(
     () => valuePoints(history.data?.data ?? [], current, Date.now()),
     [history.data, current],
@@ -163,6 +170,12 @@ export function PortfolioValue({ current }: { current: ValueNow | undefined }) {
           <p className="visually-hidden">
             Total value over {span}: from {formatCredits(change.startCents)} to{' '}
             {formatCredits(change.nowCents)}, between {formatCredits(low)} and {formatCredits(high)}.
+          </p>
+        ) : null}
+        {history.data && points.length < 2 ? (
+          <p className="muted small">
+            Your value over time starts with your account: a point every 5 minutes over a day, every hour over
+            a week.
           </p>
         ) : null}
         <div className="chart-plot" data-testid="value-chart" data-points={points.length}>

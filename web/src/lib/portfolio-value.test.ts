@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ValuePoint, valueChange, valuePoints } from './portfolio-value';
+import { openingRange, type ValuePoint, valueChange, valuePoints } from './portfolio-value';
 
 function point(t: string, cash: number, positions: number): ValuePoint {
   return {
@@ -47,5 +47,12 @@ describe('the portfolio’s value over time', () => {
     });
     expect(valueChange([point('2026-03-01T10:00:00.000Z', 0, 0)])?.percent).toBeNull();
     expect(valueChange([])).toBeNull();
+  });
+});
+
+describe('the period the value chart opens on', () => {
+  it('is the week, or the day for an account younger than a day', () => {
+    expect(openingRange('2026-02-20T10:00:00.000Z', NOW)).toBe('1w');
+    expect(openingRange('2026-03-01T09:00:00.000Z', NOW)).toBe('1d');
   });
 });

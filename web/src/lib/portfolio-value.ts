@@ -11,6 +11,16 @@ export const VALUE_RANGES: { value: ValueRange; label: string; span: string }[] 
   { value: 'all', label: 'All', span: 'since you joined' },
 ];
 
+const DAY_MS = 86_400_000;
+
+/**
+ * The period the chart opens on: the week, or for an account younger than a day the day, whose point every five
+ * minutes draws its first hours (the week has a point an hour).
+ */
+export function openingRange(joinedAt: string, now: number): ValueRange {
+  return now - Date.parse(joinedAt) < DAY_MS ? '1d' : '1w';
+}
+
 export interface ValueChange {
   startCents: number;
   nowCents: number;

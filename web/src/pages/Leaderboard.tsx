@@ -2,6 +2,7 @@ import { Link, useSearchParams } from 'react-router';
 import { Avatar } from '../components/Avatar';
 import { Empty, Loaded } from '../components/Status';
 import { TableScroll } from '../components/TableScroll';
+import { Tabs } from '../components/Tabs';
 import { formatCredits, formatNumber, formatSignedCredits, pnlClass } from '../lib/format';
 import { useApi, useDocumentTitle } from '../lib/hooks';
 
@@ -124,34 +125,17 @@ export function LeaderboardPage() {
   return (
     <div className="page narrow">
       <h1>Leaderboard</h1>
-      <div className="tabs" role="tablist" aria-label="Rank traders by">
-        {BOARDS.map((item) => (
-          <button
-            key={item.key}
-            type="button"
-            role="tab"
-            id={`tab-${item.key}`}
-            aria-selected={active === item.key}
-            aria-controls="leaderboard-panel"
-            tabIndex={active === item.key ? 0 : -1}
-            onClick={() => choose(item.key)}
-            onKeyDown={(event) => {
-              const index = BOARDS.findIndex((b) => b.key === active);
-              const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
-              if (!step) return;
-              const next = BOARDS[(index + step + BOARDS.length) % BOARDS.length]!;
-              choose(next.key);
-              document.getElementById(`tab-${next.key}`)?.focus();
-            }}
-          >
-            {item.label}
-          </button>
-        ))}
-      </div>
-      <div id="leaderboard-panel" role="tabpanel" aria-labelledby={`tab-${active}`} className="card">
+      <Tabs
+        id="leaderboard"
+        label="Rank traders by"
+        tabs={BOARDS.map(({ key, label }) => ({ value: key, label }))}
+        value={active}
+        onChange={choose}
+        className="card"
+      >
         <p className="muted small">{current.about}</p>
         {active === 'trending' ? <Trending /> : <Ranking board={active} />}
-      </div>
+      </Tabs>
     </div>
   );
 }
