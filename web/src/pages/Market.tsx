@@ -367,7 +367,7 @@ export function MarketPage() {
               />
             </div>
           ) : null}
-          <LazyTape slug={data.slug} options={options} />
+          <LazyTape key={data.slug} slug={data.slug} options={options} />
           {signedIn ? (
             <div className="area-activity">
               <YourActivity
