@@ -52,7 +52,13 @@ export async function createServices({ config, database, log, metrics }: Service
   const accounts = new AccountsService(db, new AccountsRepository(), ledger, config);
   const notifications = new NotificationsService(db, new NotificationsRepository());
   const tradingRepository = new TradingRepository();
-  const trading = new TradingService(db, tradingRepository, ledger, config, { log, metrics });
+  const trading = new TradingService(
+    db,
+    tradingRepository,
+    ledger,
+    { ...config, transactionsPerMarket: database.kind === 'pglite' ? 1 : 2 },
+    { log, metrics },
+  );
   const markets = createMarkets({ db, trading, ledger, notifications, settings: config });
   jobs.register('expire-orders', () => trading.expireDueOrders());
   const heartbeats = new HeartbeatService(db, new HeartbeatRepository(), trading);

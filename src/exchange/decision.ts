@@ -199,7 +199,7 @@ export interface OptionTotals {
 /** What the decision did to one option. */
 export interface OptionDecision {
   totals: OptionTotals;
-  /** Whether its book changed (orders, or the house quotes): it then has a new book version and its levels. */
+  /** Whether its book changed (orders, the house quotes, or fills): it then has a new book version and its levels. */
   changed: boolean;
   /** The house maker's ladder in the option after the instructions (null when it has none). */
   house: AmmState | null;
@@ -323,9 +323,12 @@ class Decider {
       const after = houseAfter?.quote(optionId) ?? null;
       const moves = houseMoves(this.houseBefore?.quote(optionId) ?? null, after);
       const touched = this.touched.get(optionId) as Set<LevelKey>;
-      const changed = touched.size > 0 || moves.length > 0;
+      const totals = this.totals.get(optionId) as OptionTotals;
+      // Fills change the book even when they leave every level as it was (two against the house that net out):
+      // its version moves on, so that the fills are announced and read as any others.
+      const changed = touched.size > 0 || moves.length > 0 || totals.volumeShares > 0;
       options.set(optionId, {
-        totals: this.totals.get(optionId) as OptionTotals,
+        totals,
         changed,
         house: this.market.house?.quote(optionId) ?? null,
         levels: changed ? ladderLevels(state.book, after, [...touched, ...moves]) : [],
@@ -337,7 +340,9 @@ class Decider {
       verdicts,
       options,
       pool: this.pool,
-      changed: converted || [...options.values()].some((option) => option.changed),
+      // An order placed is written even when it changed no book (an IOC that met nothing).
+      changed:
+        converted || this.out.orders.size > 0 || [...options.values()].some((option) => option.changed),
     };
   }
 

@@ -280,6 +280,15 @@ export class World {
       holdings,
       [instruction],
     );
+    // What the service writes only when the decision says something changed must never be lost.
+    const acted = decision.verdicts.some(
+      (v) =>
+        v.type === 'placed' ||
+        v.type === 'converted' ||
+        (v.type === 'ended' && v.orders.length > 0) ||
+        (v.type === 'amended' && v.order !== v.previous),
+    );
+    if (acted && !decision.changed) throw new Error('a decision that acted says nothing changed');
     for (const entry of decision.entries) this.post(entry);
     for (const [key, { userId: owner, optionId, side, changes }] of decision.positions) {
       this.positions.set(key, applyPositionChanges(this.position(owner, side, optionId), changes));

@@ -203,3 +203,99 @@ describe('a batch that fails', () => {
     await expectInvariants(t.database);
   });
 });
+
+describe('a batch whose fills leave every level as it was', () => {
+  let t: TestApp;
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('writes and announces its orders and fills: two trades against the house that net out', async () => {
+    t = await createTestApp({ env: { ADMIN_EMAIL } });
+    const admin = await newUser(t.app, { email: ADMIN_EMAIL });
+    const [u1, u2, u3] = [await newUser(t.app), await newUser(t.app), await newUser(t.app)];
+    const optionId = Number(
+      (await createMarket(t.app, admin.token, { options: [{ label: 'Even', liquidityCents: 50_000 }] }))
+        .options[0]?.id,
+    );
+    const trading = t.app.services.trading;
+    const market = (side: 'YES' | 'NO') => ({
+      optionId,
+      kind: 'market' as const,
+      side,
+      action: 'BUY' as const,
+      quantity: 2,
+      priceCents: 90,
+    });
+    // The house buys 2 YES (selling NO it does not hold), then sells them back and buys them again in one batch.
+    await trading.placeOrder(Number(u1.id), market('NO'), null);
+    const before = (await t.app.inject({ url: `/api/orderbook/${optionId}` })).json();
+    const [yes, no] = await Promise.all([
+      trading.placeOrder(Number(u2.id), market('YES'), null),
+      trading.placeOrder(Number(u3.id), market('NO'), null),
+    ]);
+    const after = (await t.app.inject({ url: `/api/orderbook/${optionId}` })).json();
+    expect({ yes: after.yes, no: after.no }).toEqual({ yes: before.yes, no: before.no });
+    expect(after.bookVersion).toBe(before.bookVersion + 1);
+    for (const placed of [yes, no]) {
+      const body = placed.body as { id: string; filledQuantity: number };
+      expect(body.filledQuantity).toBe(2);
+      const { rows } = await sql<{ id: number; filled_quantity: number }>`
+        SELECT id, filled_quantity FROM orders WHERE id = ${Number(body.id)}`.execute(t.database.db);
+      expect(rows).toEqual([{ id: Number(body.id), filled_quantity: 2 }]);
+    }
+    const { rows } = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM fills WHERE option_id = ${optionId}`.execute(t.database.db);
+    expect(rows[0]?.n).toBe(3);
+    await expectInvariants(t.database);
+  });
+});
+
+describe('a batch that a deadlock ends', () => {
+  let t: TestApp;
+  const lines: string[] = [];
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('goes again whole, first in its queue, and every order is answered as if alone', async () => {
+    t = await createTestApp({ env: { ADMIN_EMAIL }, logStream: { write: (line) => lines.push(line) } });
+    const admin = await newUser(t.app, { email: ADMIN_EMAIL });
+    const users = [await newUser(t.app), await newUser(t.app), await newUser(t.app)];
+    const optionId = Number((await createMarket(t.app, admin.token)).options[0]?.id);
+    let deadlocks = 0;
+    // PostgreSQL ends the first two batches of more than one order to break a deadlock (another market's
+    // transaction waiting on the same ledger accounts, say).
+    t.app.services.trading.onOrderCommitted(async (_trx, changes) => {
+      if (changes.length > 1 && deadlocks < 2) {
+        deadlocks += 1;
+        throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      }
+    });
+    const limit = (priceCents: number) => ({
+      optionId,
+      kind: 'limit' as const,
+      side: 'YES' as const,
+      action: 'BUY' as const,
+      quantity: 2,
+      priceCents,
+    });
+    const answers = await Promise.all(
+      users.map((user, i) => t.app.services.trading.placeOrder(Number(user.id), limit(40 + i), null)),
+    );
+    expect(deadlocks).toBe(2);
+    expect(answers.map((answer) => (answer.body as { status: string }).status)).toEqual([
+      'open',
+      'open',
+      'open',
+    ]);
+    const { rows } = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM orders WHERE option_id = ${optionId}`.execute(t.database.db);
+    expect(rows[0]?.n).toBe(3);
+    // Not handed back to run one by one: the batch itself went again.
+    expect(lines.some((line) => line.includes('placed one by one'))).toBe(false);
+    await expectInvariants(t.database);
+  });
+});

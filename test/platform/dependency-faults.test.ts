@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { AppError, toErrorResponse } from '../../src/platform/errors.js';
 import { connectRedis } from '../../src/platform/runtime.js';
 import {
   createTestApp,
@@ -9,7 +11,7 @@ import {
   type TestDatabase,
   testConfig,
 } from '../support/app.js';
-import { ADMIN_EMAIL, createMarket, limitOrder } from '../support/exchange.js';
+import { ADMIN_EMAIL, createMarket } from '../support/exchange.js';
 import { bearer, newUser } from '../support/factories.js';
 
 describe('a body over the limit', () => {
@@ -54,24 +56,50 @@ describe("an option's order queue", () => {
     });
     const optionId = market.options[0]?.id as string;
     const users = await Promise.all(Array.from({ length: 4 }, () => newUser(t.app)));
-    const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        limitOrder(t.app, users[i % users.length]?.token as string, {
-          optionId,
-          side: 'YES',
-          action: 'BUY',
-          quantity: 1,
-          price: 10 + (i % 30),
-        }),
+    const trading = t.app.services.trading;
+    const order = (i: number) => ({
+      optionId: Number(optionId),
+      kind: 'limit' as const,
+      side: 'YES' as const,
+      action: 'BUY' as const,
+      quantity: 1,
+      priceCents: 10 + (i % 30),
+    });
+    // One order first, so that the option's market is known and every order below goes straight to its queue.
+    await trading.placeOrder(Number(users[0]?.id), order(0), null);
+    // The option's lock held elsewhere for a moment (a slow batch of another instance): the orders queue up behind it.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const blocker = t.database.db.transaction().execute(async (trx) => {
+      await sql`SELECT id FROM options WHERE id = ${Number(optionId)} FOR UPDATE`.execute(trx);
+      locked();
+      await held;
+    });
+    await lockTaken;
+    const answers = Array.from({ length: 40 }, (_, i) =>
+      trading.placeOrder(Number(users[i % users.length]?.id), order(i + 1), null).then(
+        () => 201,
+        (error: unknown) => error,
       ),
     );
-    const full = answers.filter((res) => res.statusCode === 503);
-    const placed = answers.filter((res) => res.statusCode === 201);
-    expect(full.length).toBeGreaterThan(0);
-    expect(placed.length + full.length).toBe(40);
-    for (const res of full) {
-      expect(res.json()).toMatchObject({ code: 'ORDER_QUEUE_FULL' });
-      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    setTimeout(release, 300);
+    const outcomes = await Promise.all(answers);
+    await blocker;
+    const full = outcomes.filter((outcome) => outcome !== 201);
+    const placed = outcomes.filter((outcome) => outcome === 201).length + 1;
+    // The first three wait in the queue; every one past the bound is refused at once.
+    expect(full.length).toBe(40 - 3);
+    for (const error of full) {
+      expect(error).toBeInstanceOf(AppError);
+      const { status, body } = toErrorResponse(error);
+      expect({ status, code: body.code }).toEqual({ status: 503, code: 'ORDER_QUEUE_FULL' });
+      expect((body.details as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(0);
     }
     let stored = 0;
     for (const user of users) {
@@ -81,7 +109,7 @@ describe("an option's order queue", () => {
       });
       stored += res.json().data.length;
     }
-    expect(stored).toBe(placed.length);
+    expect(stored).toBe(placed);
   });
 });
 

@@ -16,7 +16,13 @@ import { positionKey } from '../../exchange/execution.js';
 import type { OrderState } from '../../exchange/orders.js';
 import { EMPTY_POSITION, type PositionState } from '../../exchange/positions.js';
 import type { DB } from '../../platform/db/schema.js';
-import { databaseCondition, isLockTimeout, isUniqueViolation, type Tx } from '../../platform/db/types.js';
+import {
+  databaseCondition,
+  isLockTimeout,
+  isRetryable,
+  isUniqueViolation,
+  type Tx,
+} from '../../platform/db/types.js';
 import {
   databaseConditionError,
   InsufficientFundsError,
@@ -67,7 +73,12 @@ interface Pending {
   request: BookRequest;
   resolve: (outcome: BookOutcome) => void;
   reject: (error: unknown) => void;
+  /** Batches it rode that PostgreSQL ended to break a deadlock. */
+  deadlocks: number;
 }
+
+/** How often a request goes again after a deadlock ended its transaction, before it is run on its own. */
+const DEADLOCK_RETRIES = 3;
 
 /** A market's queue on this instance, and its transactions in flight. */
 interface MarketQueue {
@@ -131,31 +142,39 @@ export class OrderPipeline {
   submit(ref: MarketRef, request: BookRequest): Promise<BookOutcome> {
     return new Promise((resolve, reject) => {
       const key = marketKey(ref);
-      let queue = this.queues.get(key);
+      const queue = this.queues.get(key);
       if (queue && queue.requests.length >= this.settings.maxQueuedOrdersPerOption) {
         this.metrics?.ordersRefused.inc({ reason: 'queue_full' });
         reject(new OrderQueueFullError(this.settings.maxQueuedOrdersPerOption));
         return;
       }
       if (!queue) {
-        queue = { requests: [], waiting: false, inFlight: 0, last: Promise.resolve() };
-        this.queues.set(key, queue);
+        const idle: MarketQueue = { requests: [], waiting: false, inFlight: 0, last: Promise.resolve() };
+        this.queues.set(key, idle);
+        idle.requests.push({ request, resolve, reject, deadlocks: 0 });
+        // On the next turn of the event loop, so that every request sent together rides the first batch.
+        setImmediate(() => this.next(key, ref, idle));
+        return;
       }
-      queue.requests.push({ request, resolve, reject });
+      queue.requests.push({ request, resolve, reject, deadlocks: 0 });
       this.next(key, ref, queue);
     });
   }
 
   /** Runs a request on its own, in a transaction of its own (a request a batch handed back). */
   async alone(ref: MarketRef, request: BookRequest): Promise<BookOutcome> {
-    try {
-      const [outcome] = await this.inOwnTransaction(ref, () => [request]);
-      return outcome ?? { alone: true };
-    } catch (error) {
-      // Another transaction took the same clientOrderId between our check and our write.
-      if (isUniqueViolation(error, 'orders_client_order_id_idx'))
-        return { error: new IdempotencyMismatchError() };
-      throw unavailableError(error) ?? error;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const [outcome] = await this.inOwnTransaction(ref, () => [request]);
+        return outcome ?? { alone: true };
+      } catch (error) {
+        // A deadlock with another market's transaction (their ledger accounts): nothing was written; go again.
+        if (isRetryable(error) && attempt <= DEADLOCK_RETRIES) continue;
+        // Another transaction took the same clientOrderId between our check and our write.
+        if (isUniqueViolation(error, 'orders_client_order_id_idx'))
+          return { error: new IdempotencyMismatchError() };
+        throw unavailableError(error) ?? error;
+      }
     }
   }
 
@@ -171,12 +190,13 @@ export class OrderPipeline {
   /**
    * Starts the market's next transaction when requests wait and none is waiting for the lock yet. A batch closes
    * when its transaction holds the market's lock, so that the requests that arrived while it waited join it; and
-   * as soon as it holds it, the next transaction starts and waits for the lock in turn (two at most in flight), so
+   * as soon as it holds it, the next transaction starts and waits for the lock in turn (`transactionsPerMarket`), so
    * that one batch is being written while the next is ready to go the moment it commits. The next reads the book
    * only once the one before has ended here too, so the book in memory is the committed one.
    */
   private next(key: string, ref: MarketRef, queue: MarketQueue): void {
     if (queue.waiting || queue.requests.length === 0) return;
+    if (queue.inFlight >= this.settings.transactionsPerMarket) return;
     queue.waiting = true;
     queue.inFlight += 1;
     queue.last = this.batch(key, ref, queue, queue.last).finally(() => {
@@ -193,25 +213,42 @@ export class OrderPipeline {
     queue: MarketQueue,
     previous: Promise<void>,
   ): Promise<void> {
-    let batch: Pending[] | null = null;
+    const taken: { batch: Pending[] | null } = { batch: null };
+    let previousEnded = false;
+    void previous.then(() => {
+      previousEnded = true;
+    });
     const take = () => {
-      batch = queue.requests.splice(0, this.settings.maxBatchOrders);
+      const batch = queue.requests.splice(0, this.settings.maxBatchOrders);
+      taken.batch = batch;
       queue.waiting = false;
       this.next(key, ref, queue);
       return batch.map((entry) => entry.request);
     };
     try {
       const outcomes = await this.inOwnTransaction(ref, take, previous);
-      (batch as Pending[] | null)?.forEach((entry, index) => {
+      taken.batch?.forEach((entry, index) => {
         entry.resolve(outcomes[index] ?? { alone: true });
       });
     } catch (error) {
-      if (batch === null) {
-        // It failed before it held the lock: the requests it would have taken are answered for it.
-        batch = queue.requests.splice(0, this.settings.maxBatchOrders);
-        queue.waiting = false;
+      let failed = taken.batch;
+      if (failed !== null && isRetryable(error)) {
+        // A deadlock with another market's transaction: nothing was written, and the batch goes again, first.
+        this.metrics?.batchFailures.inc();
+        for (const entry of failed) entry.deadlocks += 1;
+        queue.requests.unshift(...failed.filter((entry) => entry.deadlocks <= DEADLOCK_RETRIES));
+        failed = failed.filter((entry) => entry.deadlocks > DEADLOCK_RETRIES);
+        if (failed.length === 0) return;
       }
-      this.batchFailed(key, batch, error);
+      if (failed === null) {
+        queue.waiting = false;
+        // Its wait for the lock outlasted lock_timeout behind this instance's own batch before it (a slow write):
+        // the requests stay queued for the next transaction rather than being refused for our own slowness.
+        if (isLockTimeout(error) && !previousEnded) return;
+        // It failed before it held the lock: the requests it would have taken are answered for it.
+        failed = queue.requests.splice(0, this.settings.maxBatchOrders);
+      }
+      this.batchFailed(key, failed, error);
     }
   }
 

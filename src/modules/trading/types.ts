@@ -13,6 +13,11 @@ export interface TradingSettings {
   booksInMemory: number;
   /** The most requests waiting in one option's queue on this instance; past it, 503 at once. */
   maxQueuedOrdersPerOption: number;
+  /**
+   * Transactions of one market an instance runs at once: 2 lets the next batch wait for the lock while one is
+   * written (PostgreSQL); 1 on the embedded database, whose one connection a transaction holds whole.
+   */
+  transactionsPerMarket: 1 | 2;
 }
 
 export type { TimeInForce };

@@ -67,3 +67,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function isLockTimeout(error: unknown): boolean {
   return (error as { code?: string } | null)?.code === '55P03';
 }
+
+/**
+ * True when PostgreSQL ended the transaction to break a deadlock (40P01) or a serialization failure (40001): nothing
+ * of it was written, and the same work may simply be tried again.
+ */
+export function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
