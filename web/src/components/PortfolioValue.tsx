@@ -17,6 +17,7 @@ import { useApi } from '../lib/hooks';
 import {
   openingRange,
   VALUE_RANGES,
+  type ValueChange,
   type ValueNow,
   type ValuePoint,
   type ValueRange,
@@ -97,17 +98,32 @@ function useValueChart(
       timeScale: { tickMarkFormatter: (time: Time, type: TickMarkType) => tickMark(time, type) },
     });
     area.current?.applyOptions({
-      // A young account's first point or two are dots: a line needs two.
-      pointMarkersVisible: points.length < 3,
       lineColor: accent,
       topColor: translucent(accent, 0.28),
       bottomColor: translucent(accent, 0.02),
     });
+    // One point is no line: a new account's chart stays empty until its second point, and says so.
+    const drawn = points.length < 2 ? [] : points;
     area.current?.setData(
-      points.map((point) => ({ time: seconds(point), value: point.totalValueCents / 100 })),
+      drawn.map((point) => ({ time: seconds(point), value: point.totalValueCents / 100 })),
     );
     current.timeScale().fitContent();
   }, [points, theme]);
+}
+
+function Change({ change, span }: { change: ValueChange; span: string }) {
+  const percent = change.percent;
+  return (
+    <>
+      <span className={pnlClass(change.changeCents)}>
+        {formatSignedCredits(change.changeCents)}
+        {percent === null
+          ? ''
+          : ` (${percent > 0 ? '+' : percent < 0 ? '−' : ''}${Math.abs(percent).toFixed(2)}%)`}
+      </span>{' '}
+      <span className="muted">over {span}</span>
+    </>
+  );
 }
 
 function Breakdown({ point }: { point: ValuePoint }) {
@@ -157,13 +173,7 @@ export function PortfolioValue({ current }: { current: ValueNow | undefined }) {
         {change ? (
           <p className="value-change" data-testid="value-change">
             <strong>{formatCredits(change.nowCents)}</strong>{' '}
-            <span className={pnlClass(change.changeCents)}>
-              {formatSignedCredits(change.changeCents)}
-              {change.percent === null
-                ? ''
-                : ` (${change.percent > 0 ? '+' : change.percent < 0 ? '−' : ''}${Math.abs(change.percent).toFixed(2)}%)`}
-            </span>{' '}
-            <span className="muted">over {span}</span>
+            {points.length > 1 ? <Change change={change} span={span} /> : null}
           </p>
         ) : null}
         {change ? (
@@ -172,15 +182,15 @@ export function PortfolioValue({ current }: { current: ValueNow | undefined }) {
             {formatCredits(change.nowCents)}, between {formatCredits(low)} and {formatCredits(high)}.
           </p>
         ) : null}
-        {history.data && points.length < 2 ? (
-          <p className="muted small">
-            Your value over time starts with your account: a point every 5 minutes over a day, every hour over
-            a week.
-          </p>
-        ) : null}
         <div className="chart-plot" data-testid="value-chart" data-points={points.length}>
           <div ref={container} className="chart-canvas" style={{ height: HEIGHT }} />
           {hovered ? <Breakdown point={hovered} /> : null}
+          {history.data && points.length < 2 ? (
+            <p className="chart-empty muted small value-young">
+              Your value over time starts with your account: a point every 5 minutes over a day, every hour
+              over a week.
+            </p>
+          ) : null}
           {!history.data && !history.error ? (
             <div className="chart-empty">
               <Loading label="Loading your value over time…" />
