@@ -2802,6 +2802,8 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             eventSlug: string;
+            /** @description The title of the fill’s market */
+            eventTitle: string;
             feeCents: number;
             /** @description Numeric id as a string */
             fillId: string;

@@ -190,6 +190,7 @@ export class MarketDataRepository {
         't.order_id',
         't.option_id',
         'e.slug as event_slug',
+        'e.title as event_title',
         'o.label as option_label',
         't.side',
         't.action',

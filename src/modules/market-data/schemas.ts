@@ -117,6 +117,7 @@ export const Fill = Type.Object(
     orderId: IdString,
     optionId: IdString,
     eventSlug: Type.String(),
+    eventTitle: Type.String({ description: 'The title of the fill’s market' }),
     optionLabel: Type.String(),
     side: SideSchema,
     action: ActionSchema,

@@ -150,6 +150,7 @@ export class MarketDataService {
         orderId: String(row.order_id),
         optionId: String(row.option_id),
         eventSlug: row.event_slug,
+        eventTitle: row.event_title,
         optionLabel: row.option_label,
         side: row.side,
         action: row.action,

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { downloadTrades } from '../api/client';
 import {
@@ -12,13 +12,11 @@ import {
 } from '../lib/format';
 import { type PageItem, useAction, usePagedApi } from '../lib/hooks';
 import { useInView } from '../lib/in-view';
-import { knownMarketTitles } from '../lib/market-titles';
 import { PagedList } from './Paged';
 import { ErrorMessage } from './Status';
 import { Tabs } from './Tabs';
 
-/** A fill as listed; `eventTitle` once the fills carry it, else the title this visit knows. */
-type Fill = PageItem<'/api/me/fills'> & { eventTitle?: string };
+type Fill = PageItem<'/api/me/fills'>;
 type Settlement = PageItem<'/api/me/settlements'>;
 type Kind = 'fills' | 'settlements';
 
@@ -45,7 +43,7 @@ function cashCents(fill: Fill): number {
   return fill.action === 'BUY' ? -(fill.notionalCents + fill.feeCents) : fill.notionalCents - fill.feeCents;
 }
 
-function FillsTable({ fills, titles }: { fills: Fill[]; titles: Map<string, string> }) {
+function FillsTable({ fills }: { fills: Fill[] }) {
   return (
     <table className="data stack" aria-label="Fills">
       <thead>
@@ -71,11 +69,7 @@ function FillsTable({ fills, titles }: { fills: Fill[]; titles: Map<string, stri
             <td data-label="Time" className="stack-time">
               {formatDate(fill.createdAt)}
             </td>
-            <Market
-              slug={fill.eventSlug}
-              title={fill.eventTitle ?? titles.get(fill.eventSlug)}
-              option={fill.optionLabel}
-            />
+            <Market slug={fill.eventSlug} title={fill.eventTitle} option={fill.optionLabel} />
             <td data-label="Fill">
               <span className={fill.action === 'BUY' ? 'buy' : 'sell'}>
                 {fill.action === 'BUY' ? 'Buy' : 'Sell'}
@@ -154,25 +148,8 @@ function SettlementsTable({ settlements }: { settlements: Settlement[] }) {
   );
 }
 
-/**
- * The titles of the fills' markets. A fill names its market by slug; the portfolio and the lists read this visit
- * name most markets, and a market missing from them has most likely settled (its positions left the portfolio):
- * then the first page of settlements is read (the one the Settlements tab shows), once.
- */
-function useFillTitles(fills: Fill[]): Map<string, string> {
-  const titles = knownMarketTitles();
-  const unknown = fills.some((fill) => !fill.eventTitle && !titles.has(fill.eventSlug));
-  const [settledNeeded, setSettledNeeded] = useState(false);
-  useEffect(() => {
-    if (unknown) setSettledNeeded(true);
-  }, [unknown]);
-  usePagedApi(settledNeeded ? '/api/me/settlements' : null, settlementsInit);
-  return titles;
-}
-
 function Fills() {
   const fills = usePagedApi('/api/me/fills', { params: { query: { limit: PAGE } } });
-  const titles = useFillTitles(fills.items);
   return (
     <>
       <p className="muted small">
@@ -180,7 +157,7 @@ function Fills() {
         order took what was there.
       </p>
       <PagedList list={fills} empty="No fills yet: your trades show here." more="Load more fills">
-        {(items) => <FillsTable fills={items} titles={titles} />}
+        {(items) => <FillsTable fills={items} />}
       </PagedList>
     </>
   );
