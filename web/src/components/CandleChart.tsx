@@ -1,6 +1,5 @@
 import {
   CandlestickSeries,
-  ColorType,
   CrosshairMode,
   createChart,
   HistogramSeries,
@@ -25,7 +24,16 @@ import { formatCredits, formatNumber, formatPrice } from '../lib/format';
 import { useApi } from '../lib/hooks';
 import { CANDLES_PATH, candlesInit } from '../lib/market-data';
 import { useTheme } from '../theme';
-import { Attribution, ChipChoice, cssVar, localTime, translucent, utcDay } from './ChartParts';
+import {
+  Attribution,
+  ChipChoice,
+  chartBase,
+  chartColours,
+  cssVar,
+  localTime,
+  translucent,
+  utcDay,
+} from './ChartParts';
 import { ErrorMessage, Loading } from './Status';
 
 const HEIGHT = 260;
@@ -68,13 +76,7 @@ function useCandleChart(
     const element = container.current;
     if (!element) return;
     const created = createChart(element, {
-      autoSize: true,
-      height: HEIGHT,
-      layout: {
-        background: { type: ColorType.Solid, color: 'transparent' },
-        fontFamily: 'inherit',
-        attributionLogo: true,
-      },
+      ...chartBase(HEIGHT),
       timeScale: {
         timeVisible: true,
         secondsVisible: false,
@@ -117,10 +119,8 @@ function useCandleChart(
   useEffect(() => {
     const current = chart.current;
     if (!current) return;
-    const grid = cssVar('--border', '#ddd');
     current.applyOptions({
-      layout: { textColor: cssVar('--muted', '#555') },
-      grid: { vertLines: { color: grid }, horzLines: { color: grid } },
+      ...chartColours(),
       timeScale: { tickMarkFormatter: (time: Time, type: TickMarkType) => tickMark(time, type, interval) },
       localization: {
         timeFormatter: (time: Time) => (interval === '1d' ? utcDay(time) : localTime(time, true)),

@@ -1,8 +1,30 @@
-import type { Time } from 'lightweight-charts';
+import { ColorType, type Time } from 'lightweight-charts';
 
 /** A colour of the current theme, from the stylesheet's variables. */
 export function cssVar(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+}
+
+/** What every chart of the app starts with: its height, the page's font, no background of its own, the library's logo. */
+export function chartBase(height: number) {
+  return {
+    autoSize: true,
+    height,
+    layout: {
+      background: { type: ColorType.Solid, color: 'transparent' },
+      fontFamily: 'inherit',
+      attributionLogo: true,
+    },
+  } as const;
+}
+
+/** The current theme's text and grid colours of a chart. */
+export function chartColours() {
+  const grid = cssVar('--border', '#ddd');
+  return {
+    layout: { textColor: cssVar('--muted', '#555') },
+    grid: { vertLines: { color: grid }, horzLines: { color: grid } },
+  };
 }
 
 /** A theme colour (#rrggbb) made see-through, for what sits behind the prices (volume bars, an area's fill). */

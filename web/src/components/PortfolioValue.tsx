@@ -1,6 +1,5 @@
 import {
   AreaSeries,
-  ColorType,
   CrosshairMode,
   createChart,
   type IChartApi,
@@ -25,7 +24,15 @@ import {
   valuePoints,
 } from '../lib/portfolio-value';
 import { useTheme } from '../theme';
-import { Attribution, ChipChoice, cssVar, localTime, translucent } from './ChartParts';
+import {
+  Attribution,
+  ChipChoice,
+  chartBase,
+  chartColours,
+  cssVar,
+  localTime,
+  translucent,
+} from './ChartParts';
 import { ErrorMessage, Loading } from './Status';
 
 const HEIGHT = 200;
@@ -55,13 +62,7 @@ function useValueChart(
     const element = container.current;
     if (!element) return;
     const created = createChart(element, {
-      autoSize: true,
-      height: HEIGHT,
-      layout: {
-        background: { type: ColorType.Solid, color: 'transparent' },
-        fontFamily: 'inherit',
-        attributionLogo: true,
-      },
+      ...chartBase(HEIGHT),
       // Room below the line for the library's logo in the corner.
       rightPriceScale: { scaleMargins: { top: 0.12, bottom: 0.22 } },
       timeScale: { timeVisible: true, secondsVisible: false, fixLeftEdge: true, fixRightEdge: true },
@@ -90,11 +91,9 @@ function useValueChart(
   useEffect(() => {
     const current = chart.current;
     if (!current) return;
-    const grid = cssVar('--border', '#ddd');
     const accent = cssVar('--accent', '#2152c8');
     current.applyOptions({
-      layout: { textColor: cssVar('--muted', '#555') },
-      grid: { vertLines: { color: grid }, horzLines: { color: grid } },
+      ...chartColours(),
       timeScale: { tickMarkFormatter: (time: Time, type: TickMarkType) => tickMark(time, type) },
     });
     area.current?.applyOptions({

@@ -1,5 +1,4 @@
 import {
-  ColorType,
   CrosshairMode,
   createChart,
   createSeriesMarkers,
@@ -17,7 +16,7 @@ import type { OptionDetail } from '../api/types';
 import { type ChartSeries, chartSeries, valueAt } from '../lib/chart-series';
 import { chanceTenths, formatDate, formatPrice, formatTenths } from '../lib/format';
 import { useTheme } from '../theme';
-import { Attribution, ChipChoice, cssVar, localTime } from './ChartParts';
+import { Attribution, ChipChoice, chartBase, chartColours, localTime } from './ChartParts';
 
 export const RANGES = [
   { value: '1d', label: '1 day' },
@@ -100,13 +99,7 @@ function useChart(
     const element = container.current;
     if (!element) return;
     const created = createChart(element, {
-      autoSize: true,
-      height: HEIGHT,
-      layout: {
-        background: { type: ColorType.Solid, color: 'transparent' },
-        fontFamily: 'inherit',
-        attributionLogo: true,
-      },
+      ...chartBase(HEIGHT),
       rightPriceScale: { scaleMargins: { top: 0.08, bottom: 0.08 } },
       timeScale: {
         timeVisible: true,
@@ -141,11 +134,7 @@ function useChart(
         timeFormatter: (time: Time) => localTime(time, true),
         priceFormatter: (price: number) => `${Math.round(price)}${exclusive ? '%' : '¢'}`,
       },
-      layout: { textColor: cssVar('--muted', '#555') },
-      grid: {
-        vertLines: { color: cssVar('--border', '#ddd') },
-        horzLines: { color: cssVar('--border', '#ddd') },
-      },
+      ...chartColours(),
     });
     for (const line of lines.current) current.removeSeries(line);
     lines.current = series.map((item) => {
