@@ -60,6 +60,10 @@ describe.skipIf(!hasRedisServer)('a stalled Redis', () => {
       logStream: { write: (line) => lines.push(JSON.parse(line) as { msg?: string }) },
     });
     await app.ready();
+    // The requests below are injected and the database is in this process: the loop may never wait for I/O while
+    // they run, so the client's connection is made ready before they start, as a real server's sockets would let it.
+    for (let i = 0; i < 100 && redis?.status !== 'ready'; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
   });
   afterAll(async () => {
     server.kill('SIGCONT');
