@@ -38,6 +38,33 @@ export interface HttpResult {
   /** Highest resident memory of each server process during the run, MB. */
   maxRssMb: number[];
   cpu: CpuPerOrder;
+  /** Wall time of the pipeline's transactions per request they took, by step, µs (summed over the servers). */
+  steps: Record<string, number>;
+}
+
+/** The pipeline's step counters of every server (`exchange_order_batch_*` in /metrics), summed. */
+async function readSteps(cluster: Cluster): Promise<Map<string, number>> {
+  const totals = new Map<string, number>();
+  for (const url of cluster.urls) {
+    const text = await fetch(`${url}/metrics`).then((res) => res.text());
+    for (const [, step, value] of text.matchAll(
+      /^exchange_order_batch_step_seconds_total\{step="(\w+)"\} (\S+)$/gm,
+    ))
+      totals.set(step as string, (totals.get(step as string) ?? 0) + Number(value));
+    const requests = /^exchange_order_batch_requests_total (\S+)$/m.exec(text)?.[1];
+    totals.set('requests', (totals.get('requests') ?? 0) + Number(requests ?? 0));
+  }
+  return totals;
+}
+
+/** µs of each step per request taken, between two readings. */
+function stepsPerRequest(before: Map<string, number>, after: Map<string, number>): Record<string, number> {
+  const requests = Math.max(1, (after.get('requests') ?? 0) - (before.get('requests') ?? 0));
+  const steps: Record<string, number> = {};
+  for (const [step, seconds] of after) {
+    if (step !== 'requests') steps[step] = Math.round(((seconds - (before.get(step) ?? 0)) * 1e6) / requests);
+  }
+  return steps;
 }
 
 /** CPU seconds of the servers, this process and the database's backends, from the start of the window to `stop`. */
@@ -155,6 +182,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpResult> 
     let requests = 0;
     const rss = sampleRss(cluster.pids);
     const cpu = await sampleCpu(cluster);
+    const stepsBefore = await readSteps(cluster);
     const deadline = Date.now() + options.seconds * 1000;
     const started = Date.now();
     await Promise.all(
@@ -181,6 +209,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpResult> 
     );
     const seconds = (Date.now() - started) / 1000;
     const used = await cpu.stop(seconds, orders);
+    const steps = stepsPerRequest(stepsBefore, await readSteps(cluster));
     const maxRssMb = rss.stop();
     const auditClean = await runAudit(cluster.databaseUrl);
 
@@ -200,6 +229,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpResult> 
       auditClean,
       maxRssMb,
       cpu: used,
+      steps,
     };
   } finally {
     await Promise.all(pools.map((pool) => pool.close()));

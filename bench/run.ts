@@ -144,6 +144,14 @@ function httpRows(label: string, http: HttpResult, ordersTarget: number, ordersT
     target: '',
     met: null,
   });
+  const { steps } = http;
+  const order = ['lock', 'hold', 'decide_write', 'answer', 'announce', 'commit'];
+  rows.push({
+    name: `${label}: µs per order in its transaction: ${order.join(', ')}`,
+    figure: order.map((step) => steps[step] ?? 0).join(' / '),
+    target: '',
+    met: null,
+  });
   memoryRow(label, http.maxRssMb);
 }
 

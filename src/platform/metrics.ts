@@ -9,6 +9,8 @@ export interface Metrics {
   jobRuns: Counter<'job' | 'outcome'>;
   jobLagSeconds: Histogram<'job'>;
   batchFailures: Counter;
+  batchStepSeconds: Counter<'step'>;
+  batchRequests: Counter;
   ordersRefused: Counter<'reason'>;
   rateLimitFallbacks: Counter;
 }
@@ -34,6 +36,19 @@ export function createMetrics(): Metrics {
     batchFailures: new Counter({
       name: 'exchange_order_batch_failures_total',
       help: 'Order batches that failed and were placed request by request',
+      registers: [registry],
+    }),
+    batchStepSeconds: new Counter({
+      name: 'exchange_order_batch_step_seconds_total',
+      help:
+        "Wall time of the order pipeline's transactions by step: lock (waiting for the market's lock and the batch " +
+        'before), hold, decide_write, answer, announce, commit',
+      labelNames: ['step'],
+      registers: [registry],
+    }),
+    batchRequests: new Counter({
+      name: 'exchange_order_batch_requests_total',
+      help: "Requests taken by the order pipeline's transactions (orders, cancels, amends, conversions)",
       registers: [registry],
     }),
     ordersRefused: new Counter({

@@ -134,6 +134,25 @@ describe('the order pipeline', () => {
     await expectInvariants(alone.t.database);
     await expectInvariants(batched.t.database);
   });
+
+  it('counts the requests its transactions take and the time of each step in /metrics', async () => {
+    const read = async () => {
+      const text = (await alone.t.app.inject({ url: '/metrics' })).body;
+      const steps = new Map(
+        [...text.matchAll(/^exchange_order_batch_step_seconds_total\{step="(\w+)"\} (\S+)$/gm)].map(
+          ([, step, value]) => [step, Number(value)],
+        ),
+      );
+      return { steps, requests: Number(/^exchange_order_batch_requests_total (\S+)$/m.exec(text)?.[1]) };
+    };
+    const before = await read();
+    await place(alone, { user: 0, kind: 'limit', side: 'YES', action: 'BUY', quantity: 1, priceCents: 30 });
+    await place(alone, { user: 1, kind: 'limit', side: 'NO', action: 'BUY', quantity: 1, priceCents: 30 });
+    const after = await read();
+    expect(after.requests - before.requests).toBe(2);
+    for (const step of ['lock', 'hold', 'decide_write', 'answer', 'announce', 'commit'])
+      expect((after.steps.get(step) ?? 0) - (before.steps.get(step) ?? 0), step).toBeGreaterThan(0);
+  });
 });
 
 describe('a batch that fails', () => {

@@ -282,31 +282,46 @@ export class OrderPipeline {
     previous?: Promise<void>,
   ): Promise<BookOutcome[]> {
     const used: { trx?: Tx } = {};
+    const clock = new StepClock(this.metrics);
     const outcomes = await this.db.transaction().execute(async (trx) => {
       used.trx = trx;
       const market = await this.trading.lockMarket(trx, ref);
       if (previous) await previous;
       const requests = take();
+      clock.lap('lock', requests.length);
       if (!market) return requests.map(() => ({ error: new NotFoundError('Option') }));
-      return this.run(trx, market, requests);
+      return this.run(trx, market, requests, clock);
     });
+    clock.lap('commit');
     if (used.trx) this.books.committedBy(used.trx);
     return outcomes;
   }
 
   /** The life of a batch: admit → hold → decide → write → answer → announce. */
-  private async run(trx: Tx, market: LockedMarket, requests: BookRequest[]): Promise<BookOutcome[]> {
+  private async run(
+    trx: Tx,
+    market: LockedMarket,
+    requests: BookRequest[],
+    clock?: StepClock,
+  ): Promise<BookOutcome[]> {
     const outcomes = await this.admit(trx, market, requests);
     const todo = requests.flatMap((_, index) => (outcomes[index] ? [] : [index]));
-    if (todo.length === 0) return outcomes as BookOutcome[];
+    if (todo.length === 0) {
+      clock?.lap('hold');
+      return outcomes as BookOutcome[];
+    }
     const taken = todo.map((index) => requests[index] as BookRequest);
     const { holdings, instructions } = await this.hold(trx, market, taken);
+    clock?.lap('hold');
     const { decision, written } = await this.decideAndWrite(trx, market, holdings, instructions);
+    clock?.lap('decide_write');
     const answers = await this.answer(trx, market, decision, written, taken);
+    clock?.lap('answer');
     todo.forEach((index, at) => {
       outcomes[index] = answers[at];
     });
     if (written) await this.announce(trx, market, decision, written);
+    clock?.lap('announce');
     return outcomes as BookOutcome[];
   }
 
@@ -652,6 +667,26 @@ export class OrderPipeline {
     }
     if (shrunk.length > 0) for (const listener of this.listeners.amended) await listener(trx, shrunk);
     if (converted.length > 0) for (const listener of this.listeners.converted) await listener(trx, converted);
+  }
+}
+
+type BatchStep = 'lock' | 'hold' | 'decide_write' | 'answer' | 'announce' | 'commit';
+
+/**
+ * The wall time of one transaction's steps, added up in `exchange_order_batch_step_seconds_total`: where the time
+ * under a market's lock goes (the lock step is the wait for it, with the batch before it ending here).
+ */
+class StepClock {
+  private last = performance.now();
+
+  constructor(private readonly metrics: Metrics | null) {}
+
+  /** Ends a step; `requests`, once, counts the requests the transaction took. */
+  lap(step: BatchStep, requests?: number): void {
+    const now = performance.now();
+    this.metrics?.batchStepSeconds.inc({ step }, (now - this.last) / 1000);
+    if (requests) this.metrics?.batchRequests.inc(requests);
+    this.last = now;
   }
 }
 
