@@ -1,3 +1,4 @@
+import { sideBySide } from '../../platform/db/side-by-side.js';
 import type { Tx } from '../../platform/db/types.js';
 import type { NewNotification } from '../notifications/repository.js';
 import type { NotificationsService } from '../notifications/service.js';
@@ -44,14 +45,19 @@ export class TradingEvents {
   async ordersCommitted(trx: Tx, changes: OrderCommitted[]): Promise<void> {
     const busy = changes.filter((change) => change.trades.length > 0 || change.cancelledOrders.length > 0);
     if (busy.length === 0) return;
-    const markets = await this.automation.marketNames(trx, [...new Set(busy.map((c) => c.optionId))]);
+    // Every user a notice may be for: the owners of the orders that traded or were cancelled.
+    const users = busy.flatMap((c) => [c.order, ...c.makerOrders, ...c.cancelledOrders].map((o) => o.user_id));
+    const [markets, off] = await sideBySide([
+      this.automation.marketNames(trx, [...new Set(busy.map((c) => c.optionId))]),
+      this.automation.tradeNotificationsOff(trx, [...new Set(users)]),
+    ] as const);
     const notices: NewNotification[] = [];
     const events: WebhookEvent[] = [];
     for (const change of busy) {
       const market = markets.find((m) => m.option_id === change.optionId);
       if (market) this.describe(change, market, notices, events);
     }
-    await this.publish(trx, notices, events);
+    await this.publish(trx, notices, events, off);
   }
 
   private describe(
@@ -166,14 +172,22 @@ export class TradingEvents {
   }
 
   /** Writes feed items for those who accept them, and the webhook events, in the caller's transaction. */
-  async publish(trx: Tx, notices: NewNotification[], events: WebhookEvent[]): Promise<void> {
-    if (notices.length > 0) {
-      const off = await this.automation.tradeNotificationsOff(trx, [
-        ...new Set(notices.map((n) => n.userId)),
-      ]);
-      const wanted = notices.filter((n) => !off.has(n.userId));
-      if (wanted.length > 0) await this.notifications.notify(trx, wanted);
-    }
-    await this.outbox.publish(trx, events);
+  /** `off`: the users who turned trade notifications off, when the caller has read them already. */
+  async publish(
+    trx: Tx,
+    notices: NewNotification[],
+    events: WebhookEvent[],
+    off?: Set<number>,
+  ): Promise<void> {
+    const silent =
+      off ??
+      (notices.length > 0
+        ? await this.automation.tradeNotificationsOff(trx, [...new Set(notices.map((n) => n.userId))])
+        : new Set<number>());
+    const wanted = notices.filter((n) => !silent.has(n.userId));
+    await sideBySide([
+      wanted.length > 0 ? this.notifications.notify(trx, wanted) : Promise.resolve(),
+      this.outbox.publish(trx, events),
+    ]);
   }
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.js';
+import { sideBySide } from '../../platform/db/side-by-side.js';
 import type { Queryable } from '../../platform/db/types.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { decodeCursor, toPage } from '../../platform/http.js';
@@ -28,7 +29,7 @@ export class NotificationsService {
 
   async notify(trx: Queryable, items: NewNotification | NewNotification[]): Promise<void> {
     const rows = await this.notifications.insert(trx, Array.isArray(items) ? items : [items]);
-    for (const listener of this.listeners) await listener(trx, rows);
+    await sideBySide(this.listeners.map((listener) => listener(trx, rows)));
   }
 
   async feed(userId: number, options: { limit: number; cursor?: string | undefined; unreadOnly: boolean }) {

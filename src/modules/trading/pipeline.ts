@@ -16,6 +16,7 @@ import { positionKey } from '../../exchange/execution.js';
 import type { OrderState } from '../../exchange/orders.js';
 import { EMPTY_POSITION, type PositionState } from '../../exchange/positions.js';
 import type { DB } from '../../platform/db/schema.js';
+import { sideBySide } from '../../platform/db/side-by-side.js';
 import {
   databaseCondition,
   isLockTimeout,
@@ -458,24 +459,26 @@ export class OrderPipeline {
       side,
       state: applyPositionChanges(holdings.positions.get(key) ?? read.get(key) ?? EMPTY_POSITION, changes),
     }));
-    const { bookVersions, fillIds, tradeIds } = await this.trading.writeBatch(trx, {
-      eventId: market.eventId,
-      orders: [...decision.orders.values()],
-      newOrderIds: decision.newOrderIds,
-      fills: decision.fills,
-      trades: decision.trades,
-      positions,
-      options: optionChanges(market, decision),
-    });
-    await this.ledger.postMany(trx, decision.entries);
-    await this.trading.insertConversions(
-      trx,
-      decision.verdicts.flatMap((verdict) =>
-        verdict.type === 'converted'
-          ? [{ ...verdict.conversion, eventId: market.eventId, createdAt: market.dbNow }]
-          : [],
+    const [{ bookVersions, fillIds, tradeIds }] = await sideBySide([
+      this.trading.writeBatch(trx, {
+        eventId: market.eventId,
+        orders: [...decision.orders.values()],
+        newOrderIds: decision.newOrderIds,
+        fills: decision.fills,
+        trades: decision.trades,
+        positions,
+        options: optionChanges(market, decision),
+      }),
+      this.ledger.postMany(trx, decision.entries),
+      this.trading.insertConversions(
+        trx,
+        decision.verdicts.flatMap((verdict) =>
+          verdict.type === 'converted'
+            ? [{ ...verdict.conversion, eventId: market.eventId, createdAt: market.dbNow }]
+            : [],
+        ),
       ),
-    );
+    ] as const);
     const trades = decision.trades.map((trade, index) => ({
       id: tradeIds[index] as number,
       fill_id: fillIds[trade.fillIndex] as number,
@@ -604,8 +607,12 @@ export class OrderPipeline {
     }
   }
 
-  /** Market data, then the listeners (notifications, webhooks, protections, copy trading), in the transaction. */
+  /**
+   * Market data, then the listeners (notifications, webhooks, protections, copy trading), in the transaction, side
+   * by side: none waits for another's statements to answer before sending its own.
+   */
   private async announce(trx: Tx, market: LockedMarket, decision: Decision, written: Written): Promise<void> {
+    const told: Promise<void>[] = [];
     for (const [optionId, option] of decision.options) {
       const bookVersion = written.bookVersions.get(optionId);
       if (!option.changed || bookVersion === undefined) continue;
@@ -628,9 +635,10 @@ export class OrderPipeline {
             : [],
         ),
       };
-      for (const listener of this.listeners.book) await listener(trx, change);
+      for (const listener of this.listeners.book) told.push(listener(trx, change));
     }
-    await this.announceOrders(trx, market, decision, written);
+    // The orders' listeners too: the book's notices, sent first, still come before any their work adds.
+    await sideBySide([...told, this.announceOrders(trx, market, decision, written)]);
   }
 
   private async announceOrders(trx: Tx, market: LockedMarket, decision: Decision, written: Written) {
@@ -661,12 +669,15 @@ export class OrderPipeline {
         shrunk.push(row(verdict.order));
       if (verdict.type === 'converted') converted.push({ ...verdict.conversion, eventId: market.eventId });
     }
-    if (placed.length > 0) for (const listener of this.listeners.placed) await listener(trx, placed);
+    // Each kind's listeners side by side, in the transaction: none waits for another's statements to answer.
+    if (placed.length > 0) await sideBySide(this.listeners.placed.map((listener) => listener(trx, placed)));
     for (const [reason, orders] of ended) {
-      if (orders.length > 0) for (const listener of this.listeners.ended) await listener(trx, orders, reason);
+      if (orders.length > 0)
+        await sideBySide(this.listeners.ended.map((listener) => listener(trx, orders, reason)));
     }
-    if (shrunk.length > 0) for (const listener of this.listeners.amended) await listener(trx, shrunk);
-    if (converted.length > 0) for (const listener of this.listeners.converted) await listener(trx, converted);
+    if (shrunk.length > 0) await sideBySide(this.listeners.amended.map((listener) => listener(trx, shrunk)));
+    if (converted.length > 0)
+      await sideBySide(this.listeners.converted.map((listener) => listener(trx, converted)));
   }
 }
 
