@@ -46,7 +46,9 @@ export class TradingEvents {
     const busy = changes.filter((change) => change.trades.length > 0 || change.cancelledOrders.length > 0);
     if (busy.length === 0) return;
     // Every user a notice may be for: the owners of the orders that traded or were cancelled.
-    const users = busy.flatMap((c) => [c.order, ...c.makerOrders, ...c.cancelledOrders].map((o) => o.user_id));
+    const users = busy.flatMap((c) =>
+      [c.order, ...c.makerOrders, ...c.cancelledOrders].map((o) => o.user_id),
+    );
     const [markets, off] = await sideBySide([
       this.automation.marketNames(trx, [...new Set(busy.map((c) => c.optionId))]),
       this.automation.tradeNotificationsOff(trx, [...new Set(users)]),

@@ -6,9 +6,11 @@
  * when the transaction ends, then throws the first failure in the order given (a statement after a failed one
  * fails only because the transaction is aborted).
  */
-export async function sideBySide<T extends readonly unknown[]>(work: {
-  [K in keyof T]: Promise<T[K]>;
-}): Promise<T> {
+export async function sideBySide<T extends readonly unknown[]>(
+  work: {
+    [K in keyof T]: Promise<T[K]>;
+  },
+): Promise<T> {
   const settled = await Promise.allSettled(work);
   for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
   return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as unknown as T;
