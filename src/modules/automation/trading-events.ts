@@ -173,8 +173,10 @@ export class TradingEvents {
     events.push({ userId: order.user_id, type, data: { order: orderSummary(order, market), reason } });
   }
 
-  /** Writes feed items for those who accept them, and the webhook events, in the caller's transaction. */
-  /** `off`: the users who turned trade notifications off, when the caller has read them already. */
+  /**
+   * Writes feed items for those who accept them, and the webhook events, in the caller's transaction. `off`: the
+   * users who turned trade notifications off, when the caller has read them already.
+   */
   async publish(
     trx: Tx,
     notices: NewNotification[],

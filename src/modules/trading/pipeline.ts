@@ -637,7 +637,7 @@ export class OrderPipeline {
       };
       for (const listener of this.listeners.book) told.push(listener(trx, change));
     }
-    // The orders' listeners too: the book's notices, sent first, still come before any their work adds.
+    // The orders' listeners too: the book's notices, sent first, still come before anything their work adds.
     await sideBySide([...told, this.announceOrders(trx, market, decision, written)]);
   }
 
