@@ -335,10 +335,12 @@ class MarketMaker {
     const moved = fair - (this.quotedAround ?? fair);
     const pullReason = this.pullReason ?? (Math.abs(moved) >= PULL_CENTS ? 'price' : null);
     if (pullReason) await this.pull(pullReason, fair);
-    const changed = await this.reconcile(ladder(fair, this.position), moved);
+    // The position these quotes are for: a fill arriving meanwhile brings another refresh.
+    const position = this.position;
+    const changed = await this.reconcile(ladder(fair, position), moved);
     this.quotedAround = fair;
     if (pullReason || changed)
-      log('quoted', { fairCents: fair, positionShares: this.position, ...this.quotes.prices() });
+      log('quoted', { fairCents: fair, positionShares: position, ...this.quotes.prices() });
   }
 
   /** Takes all our quotes on the option off the book with one cancel-all. */

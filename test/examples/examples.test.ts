@@ -267,8 +267,8 @@ describe('the examples against a live service', () => {
     });
     expect(fill.json()).toMatchObject({ filledQuantity: 4, averagePriceCents: 52 });
     await maker.waitFor((line) => line.event === 'filled' && line.quantity === 4);
-    // The quotes after the fill: a book notice can move the fair price before the fill's notice moves the
-    // position, and the bot quotes once for each.
+    // The quotes made for the position after the fill: a book notice can move the fair price before the fill's
+    // notice moves the position, and the bot quotes once for each.
     const requoted = await maker.waitFor(
       (line) => line.event === 'quoted' && line.fairCents === 52 && line.positionShares === -4,
     );
