@@ -5,7 +5,7 @@ import type { NotificationsService } from '../notifications/service.js';
 import type { OrderRow, TradeRow } from '../trading/repository.js';
 import type { OrderCommitted } from '../trading/types.js';
 import { toTradeView } from '../trading/views.js';
-import type { WebhookEvent, WebhookOutbox } from '../webhooks/module.js';
+import type { Subscription, WebhookEvent, WebhookEventType, WebhookOutbox } from '../webhooks/module.js';
 import type { AutomationRepository, MarketNames } from './repository.js';
 import { cancelText, expiryText, fillText } from './words.js';
 
@@ -49,24 +49,25 @@ export class TradingEvents {
     const users = busy.flatMap((c) =>
       [c.order, ...c.makerOrders, ...c.cancelledOrders].map((o) => o.user_id),
     );
-    const [markets, off] = await sideBySide([
+    const [markets, off, subscriptions] = await sideBySide([
       this.automation.marketNames(trx, [...new Set(busy.map((c) => c.optionId))]),
       this.automation.tradeNotificationsOff(trx, [...new Set(users)]),
+      this.outbox.subscriptionsOf(trx, [...new Set(users)]),
     ] as const);
     const notices: NewNotification[] = [];
-    const events: WebhookEvent[] = [];
+    const events = new EventsFor(subscriptions);
     for (const change of busy) {
       const market = markets.find((m) => m.option_id === change.optionId);
       if (market) this.describe(change, market, notices, events);
     }
-    await this.publish(trx, notices, events, off);
+    await this.publish(trx, notices, events.list, off, subscriptions);
   }
 
   private describe(
     change: OrderCommitted,
     market: MarketNames,
     notices: NewNotification[],
-    events: WebhookEvent[],
+    events: EventsFor,
   ): void {
     const { trades, cancelledOrders } = change;
     const orders = new Map(
@@ -99,29 +100,23 @@ export class TradingEvents {
         ...fillText(order, market, filled, average),
         data: summary,
       });
-      events.push({
-        userId: order.user_id,
-        type: 'order.filled',
-        data: {
-          order: orderSummary(order, market),
-          liquidity: own[0]?.liquidity ?? 'taker',
-          filledQuantity: filled,
-          notionalCents: notional,
-          averagePriceCents: Math.round(average),
-          feeCents: summary.feeCents,
-        },
-      });
+      events.add(order.user_id, 'order.filled', () => ({
+        order: orderSummary(order, market),
+        liquidity: own[0]?.liquidity ?? 'taker',
+        filledQuantity: filled,
+        notionalCents: notional,
+        averagePriceCents: Math.round(average),
+        feeCents: summary.feeCents,
+      }));
       for (const trade of own) {
-        events.push({
-          userId: order.user_id,
-          type: 'trade.executed',
-          data: toTradeView({
+        events.add(order.user_id, 'trade.executed', () =>
+          toTradeView({
             ...trade,
             event_slug: market.event_slug,
             option_label: market.option_label,
             order_kind: order.kind,
           }),
-        });
+        );
       }
     }
     for (const order of cancelledOrders) {
@@ -136,21 +131,25 @@ export class TradingEvents {
     kind: 'cancelled' | 'expired' | 'market_closed',
   ): Promise<void> {
     if (orders.length === 0) return;
-    const markets = await this.automation.marketNames(trx, [...new Set(orders.map((o) => o.option_id))]);
+    const users = [...new Set(orders.map((o) => o.user_id))];
+    const [markets, subscriptions] = await sideBySide([
+      this.automation.marketNames(trx, [...new Set(orders.map((o) => o.option_id))]),
+      this.outbox.subscriptionsOf(trx, users),
+    ] as const);
     const notices: NewNotification[] = [];
-    const events: WebhookEvent[] = [];
+    const events = new EventsFor(subscriptions);
     for (const order of orders) {
       const market = markets.find((m) => m.option_id === order.option_id);
       if (!market) continue;
       const type = kind === 'expired' ? 'order.expired' : 'order.cancelled';
       this.addEnded(notices, events, order, market, type, order.cancel_reason ?? kind);
     }
-    await this.publish(trx, notices, events);
+    await this.publish(trx, notices, events.list, undefined, subscriptions);
   }
 
   private addEnded(
     notices: NewNotification[],
-    events: WebhookEvent[],
+    events: EventsFor,
     order: OrderRow,
     market: MarketNames,
     type: 'order.cancelled' | 'order.expired',
@@ -170,18 +169,20 @@ export class TradingEvents {
         quantity: order.quantity,
       },
     });
-    events.push({ userId: order.user_id, type, data: { order: orderSummary(order, market), reason } });
+    events.add(order.user_id, type, () => ({ order: orderSummary(order, market), reason }));
   }
 
   /**
    * Writes feed items for those who accept them, and the webhook events, in the caller's transaction. `off`: the
-   * users who turned trade notifications off, when the caller has read them already.
+   * users who turned trade notifications off, and `subscriptions` the users' webhook subscriptions, when the caller
+   * has read them already.
    */
   async publish(
     trx: Tx,
     notices: NewNotification[],
     events: WebhookEvent[],
     off?: Set<number>,
+    subscriptions?: Subscription[],
   ): Promise<void> {
     const silent =
       off ??
@@ -191,7 +192,24 @@ export class TradingEvents {
     const wanted = notices.filter((n) => !silent.has(n.userId));
     await sideBySide([
       wanted.length > 0 ? this.notifications.notify(trx, wanted) : Promise.resolve(),
-      this.outbox.publish(trx, events),
+      this.outbox.publish(trx, events, subscriptions),
     ]);
+  }
+}
+
+/**
+ * The webhook events of one change, made only for the users who have a subscription: most traders have none, and
+ * an event's data (the order, each trade) is then never built.
+ */
+class EventsFor {
+  readonly list: WebhookEvent[] = [];
+  private readonly subscribed: Set<number>;
+
+  constructor(subscriptions: Subscription[]) {
+    this.subscribed = new Set(subscriptions.map((s) => s.user_id));
+  }
+
+  add(userId: number, type: WebhookEventType, data: () => Record<string, unknown>): void {
+    if (this.subscribed.has(userId)) this.list.push({ userId, type, data: data() });
   }
 }

@@ -11,16 +11,36 @@ export interface NewNotification {
 }
 
 export class NotificationsRepository {
-  async insert(db: Queryable, notifications: NewNotification[]) {
+  /**
+   * Writes feed items and returns their rows. Only what the database adds (ids, times) comes back: the rest is what
+   * was given, so a batch's titles, bodies and data are not sent back and parsed again.
+   */
+  async insert(db: Queryable, notifications: NewNotification[]): Promise<Selectable<DB['notifications']>[]> {
     if (notifications.length === 0) return [];
     // One array per column, not a list of rows: the same text whatever the count, so it is prepared once.
     const column = <K extends keyof NewNotification>(key: K) => notifications.map((n) => n[key]);
-    const { rows } = await sql<Selectable<DB['notifications']>>`
+    const { rows } = await sql<{ id: number; created_at: Date }>`
       INSERT INTO notifications (user_id, type, title, body, data)
-      SELECT * FROM unnest(${column('userId')}::bigint[], ${column('type')}::text[], ${column('title')}::text[],
+      SELECT v.user_id, v.type, v.title, v.body, v.data
+      FROM unnest(${column('userId')}::bigint[], ${column('type')}::text[], ${column('title')}::text[],
         ${column('body')}::text[], ${notifications.map((n) => JSON.stringify(n.data ?? {}))}::jsonb[])
-      RETURNING *`.execute(db);
-    return rows;
+        WITH ORDINALITY AS v(user_id, type, title, body, data, ord)
+      ORDER BY v.ord
+      RETURNING id, created_at`.execute(db);
+    // The rows come back in the order they were inserted, which is the order given (as for the trades of a batch).
+    return rows.map((row, index) => {
+      const given = notifications[index] as NewNotification;
+      return {
+        id: row.id,
+        user_id: given.userId,
+        type: given.type,
+        title: given.title,
+        body: given.body,
+        data: given.data ?? {},
+        read_at: null,
+        created_at: row.created_at,
+      };
+    });
   }
 
   list(

@@ -129,17 +129,14 @@ export class StreamService {
     notices: UserNotice[],
   ): Promise<void> {
     if (notices.length === 0) return;
-    const fitted = notices.map((notice) =>
-      JSON.stringify(notice).length > MAX_PAYLOAD
-        ? { userId: notice.userId, orders: [], fills: [], resync: true as const }
-        : notice,
-    );
     // As few notifications as fit, all sent in one statement.
     const payloads: string[] = [];
     let part: string[] = [];
     let size = 2;
-    for (const notice of fitted) {
-      const text = JSON.stringify(notice);
+    for (const notice of notices) {
+      let text = JSON.stringify(notice);
+      if (text.length > MAX_PAYLOAD)
+        text = JSON.stringify({ userId: notice.userId, orders: [], fills: [], resync: true });
       if (part.length > 0 && size + text.length + 1 > MAX_PAYLOAD) {
         payloads.push(`[${part.join(',')}]`);
         part = [];

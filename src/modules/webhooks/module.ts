@@ -7,7 +7,8 @@ import { WebhooksRepository } from './repository.js';
 import { WebhooksService } from './service.js';
 import { UrlGuard } from './url-guard.js';
 
-export type { WebhookEvent, WebhookOutbox } from './outbox.js';
+export type { WebhookEventType } from './events.js';
+export type { Subscription, WebhookEvent, WebhookOutbox } from './outbox.js';
 export { webhooksRoutes } from './routes.js';
 
 export const WEBHOOK_JOBS = { deliver: 'webhooks.deliver', prune: 'webhooks.prune' } as const;

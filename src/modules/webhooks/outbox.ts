@@ -4,6 +4,13 @@ import type { WebhookEventType } from './events.js';
 import type { WebhooksRepository } from './repository.js';
 import { newMessageId } from './signature.js';
 
+/** A subscription as the outbox reads it: whose, and the event types it wants (null: all). */
+export interface Subscription {
+  id: number;
+  user_id: number;
+  event_types: string[] | null;
+}
+
 export interface WebhookEvent {
   userId: number;
   type: WebhookEventType;
@@ -29,9 +36,15 @@ const TYPED_FEED_ITEMS = new Set<string>(['market.resolved', 'market.settled']);
 export class WebhookOutbox {
   constructor(private readonly webhooks: WebhooksRepository) {}
 
-  async publish(trx: Queryable, events: WebhookEvent[]): Promise<void> {
+  /** The webhook subscriptions of these users, to hand to `publish` (a user without any gets no event). */
+  subscriptionsOf(trx: Queryable, userIds: number[]): Promise<Subscription[]> {
+    return this.webhooks.subscriptionsOf(trx, userIds);
+  }
+
+  /** `subscriptions`: the events' users' subscriptions, when the caller has read them already. */
+  async publish(trx: Queryable, events: WebhookEvent[], subscriptions?: Subscription[]): Promise<void> {
     if (events.length === 0) return;
-    const subscriptions = await this.webhooks.subscriptionsOf(trx, [...new Set(events.map((e) => e.userId))]);
+    subscriptions ??= await this.subscriptionsOf(trx, [...new Set(events.map((e) => e.userId))]);
     if (subscriptions.length === 0) return;
     const createdAt = new Date().toISOString();
     const rows = [];
