@@ -89,7 +89,12 @@ interface MarketQueue {
   inFlight: number;
   /** The end of the last transaction started (it never rejects). */
   last: Promise<void>;
+  /** Committed batches' answers, held until the next transaction has sent its writes (see `answerWhileWriting`). */
+  answers: (() => void)[];
 }
+
+/** The longest a committed batch's answers wait for the next transaction to send its writes. */
+const ANSWER_HOLD_MS = 10;
 
 /** What a decision's write gave back: each changed book's new version, and the rows made with their ids. */
 interface Written {
@@ -150,7 +155,13 @@ export class OrderPipeline {
         return;
       }
       if (!queue) {
-        const idle: MarketQueue = { requests: [], waiting: false, inFlight: 0, last: Promise.resolve() };
+        const idle: MarketQueue = {
+          requests: [],
+          waiting: false,
+          inFlight: 0,
+          last: Promise.resolve(),
+          answers: [],
+        };
         this.queues.set(key, idle);
         idle.requests.push({ request, resolve, reject, deadlocks: 0 });
         // On the next turn of the event loop, so that every request sent together rides the first batch.
@@ -202,6 +213,8 @@ export class OrderPipeline {
     queue.inFlight += 1;
     queue.last = this.batch(key, ref, queue, queue.last).finally(() => {
       queue.inFlight -= 1;
+      // Answers held for a transaction that has since ended go now (with one still under way, at its writes).
+      if (queue.inFlight === 0) answerHeld(queue);
       if (queue.inFlight === 0 && queue.requests.length === 0) this.queues.delete(key);
       else this.next(key, ref, queue);
     });
@@ -227,10 +240,14 @@ export class OrderPipeline {
       return batch.map((entry) => entry.request);
     };
     try {
-      const outcomes = await this.inOwnTransaction(ref, take, previous);
-      taken.batch?.forEach((entry, index) => {
-        entry.resolve(outcomes[index] ?? { alone: true });
-      });
+      const outcomes = await this.inOwnTransaction(ref, take, previous, () =>
+        setImmediate(() => answerHeld(queue)),
+      );
+      this.answerWhileWriting(queue, () =>
+        taken.batch?.forEach((entry, index) => {
+          entry.resolve(outcomes[index] ?? { alone: true });
+        }),
+      );
     } catch (error) {
       let failed = taken.batch;
       if (failed !== null && isRetryable(error)) {
@@ -251,6 +268,21 @@ export class OrderPipeline {
       }
       this.batchFailed(key, failed, error);
     }
+  }
+
+  /**
+   * Answers a committed batch. When the market's next transaction is already under way (it holds the lock from the
+   * moment this one committed), the answers wait until it has sent its writes: building and sending them then
+   * overlaps PostgreSQL's work on those writes, instead of delaying the next batch's first statements on this one
+   * thread. They wait at most `ANSWER_HOLD_MS`, and never past that transaction's end.
+   */
+  private answerWhileWriting(queue: MarketQueue, answer: () => void): void {
+    if (queue.inFlight < 2) {
+      answer();
+      return;
+    }
+    queue.answers.push(answer);
+    if (queue.answers.length === 1) setTimeout(() => answerHeld(queue), ANSWER_HOLD_MS);
   }
 
   /**
@@ -281,6 +313,7 @@ export class OrderPipeline {
     ref: MarketRef,
     take: () => BookRequest[],
     previous?: Promise<void>,
+    writing?: () => void,
   ): Promise<BookOutcome[]> {
     const used: { trx?: Tx } = {};
     const clock = new StepClock(this.metrics);
@@ -291,7 +324,7 @@ export class OrderPipeline {
       const requests = take();
       clock.lap('lock', requests.length);
       if (!market) return requests.map(() => ({ error: new NotFoundError('Option') }));
-      return this.run(trx, market, requests, clock);
+      return this.run(trx, market, requests, clock, writing);
     });
     clock.lap('commit');
     if (used.trx) this.books.committedBy(used.trx);
@@ -304,6 +337,7 @@ export class OrderPipeline {
     market: LockedMarket,
     requests: BookRequest[],
     clock?: StepClock,
+    writing?: () => void,
   ): Promise<BookOutcome[]> {
     const outcomes = await this.admit(trx, market, requests);
     const todo = requests.flatMap((_, index) => (outcomes[index] ? [] : [index]));
@@ -314,7 +348,7 @@ export class OrderPipeline {
     const taken = todo.map((index) => requests[index] as BookRequest);
     const { holdings, instructions } = await this.hold(trx, market, taken);
     clock?.lap('hold');
-    const { decision, written } = await this.decideAndWrite(trx, market, holdings, instructions);
+    const { decision, written } = await this.decideAndWrite(trx, market, holdings, instructions, writing);
     clock?.lap('decide_write');
     const answers = await this.answer(trx, market, decision, written, taken);
     clock?.lap('answer');
@@ -332,12 +366,13 @@ export class OrderPipeline {
     market: LockedMarket,
     holdings: Holdings,
     instructions: Instruction[],
+    writing?: () => void,
   ): Promise<{ decision: Decision; written: Written | null }> {
     const books = new Map<number, BookState>();
     for (const option of market.options) books.set(option.id, await this.books.load(trx, option));
     try {
       const decision = decide(books, marketState(market, this.settings.takerFeeBps), holdings, instructions);
-      const written = decision.changed ? await this.write(trx, market, decision, holdings) : null;
+      const written = decision.changed ? await this.write(trx, market, decision, holdings, writing) : null;
       if (written)
         for (const [optionId, version] of written.bookVersions) this.books.written(trx, optionId, version);
       return { decision, written };
@@ -385,13 +420,12 @@ export class OrderPipeline {
       ...places.filter((p) => p.request.action === 'SELL').map((p) => ({ ...p.request, userId: p.userId })),
       ...amends.filter((a) => a.request.action === 'SELL').map((a) => ({ ...a.request, userId: a.userId })),
     ];
-    const { cash, ids } = await this.trading.lockCashAndTakeOrderIds(
-      trx,
-      [...payers],
-      places.length + amends.length,
-    );
-    const conversionIds = await this.trading.takeConversionIds(trx, converts.length);
-    const positions = await this.lockHolderPositions(trx, market, sellers, converts);
+    // Side by side: none of the three needs another's answer.
+    const [{ cash, ids }, conversionIds, positions] = await sideBySide([
+      this.trading.lockCashAndTakeOrderIds(trx, [...payers], places.length + amends.length),
+      this.trading.takeConversionIds(trx, converts.length),
+      this.lockHolderPositions(trx, market, sellers, converts),
+    ] as const);
     const instructions = requests.map((request): Instruction => {
       switch (request.type) {
         case 'place':
@@ -444,6 +478,7 @@ export class OrderPipeline {
     market: LockedMarket,
     decision: Decision,
     holdings: Holdings,
+    writing?: () => void,
   ): Promise<Written> {
     const unread = [...decision.positions].filter(([key]) => !holdings.positions.has(key));
     const read = positionMap(
@@ -459,7 +494,7 @@ export class OrderPipeline {
       side,
       state: applyPositionChanges(holdings.positions.get(key) ?? read.get(key) ?? EMPTY_POSITION, changes),
     }));
-    const [{ bookVersions, fillIds, tradeIds }] = await sideBySide([
+    const sent = sideBySide([
       this.trading.writeBatch(trx, {
         eventId: market.eventId,
         orders: [...decision.orders.values()],
@@ -479,6 +514,8 @@ export class OrderPipeline {
         ),
       ),
     ] as const);
+    writing?.();
+    const [{ bookVersions, fillIds, tradeIds }] = await sent;
     const trades = decision.trades.map((trade, index) => ({
       id: tradeIds[index] as number,
       fill_id: fillIds[trade.fillIndex] as number,
@@ -528,14 +565,16 @@ export class OrderPipeline {
     const row = (order: OrderState) =>
       orderRowOf(order, market.dbNow, this.versionOf(market, order, written));
     switch (verdict.type) {
-      case 'placed': {
-        const body = serialisePlaced({
-          order: slugged(row(verdict.order)),
-          trades: written?.trades.slice(verdict.trades.from, verdict.trades.to) ?? [],
-          selfTradeCancelled: verdict.selfTradeCancelled.map((order) => order.id),
-        });
-        return { result: { status: 201, body, replayed: false } };
-      }
+      case 'placed':
+        return {
+          result: builtWhenRead(201, () =>
+            serialisePlaced({
+              order: slugged(row(verdict.order)),
+              trades: written?.trades.slice(verdict.trades.from, verdict.trades.to) ?? [],
+              selfTradeCancelled: verdict.selfTradeCancelled.map((order) => order.id),
+            }),
+          ),
+        };
       case 'ended':
         if (request.type === 'cancel')
           return { result: toOrderView(slugged(row(verdict.orders[0] as OrderState))) };
@@ -725,6 +764,27 @@ function newOrder(request: PlaceRequest, id: number, now: Date): NewOrder {
   };
 }
 
+/**
+ * A placed order's answer, its body built when first read: after the commit, outside the market's lock, where the
+ * next batch need not wait for it (a keyed request's answer is read inside, to be stored). Everything it is built
+ * from is immutable, so it is the answer as of its own batch whenever it is read.
+ */
+function builtWhenRead(status: number, build: () => unknown) {
+  let body: unknown;
+  let built = false;
+  return {
+    status,
+    replayed: false,
+    get body() {
+      if (!built) {
+        body = build();
+        built = true;
+      }
+      return body;
+    },
+  };
+}
+
 function amendOf(request: AmendBookRequest, replacementId: number): Instruction {
   const { request: amend, userId } = request;
   return {
@@ -798,4 +858,9 @@ function closedReason(market: LockedMarket): string | null {
   if (market.eventStatus !== 'open') return market.eventStatus;
   if (market.closesAt <= market.dbNow) return 'past its closing time';
   return null;
+}
+
+/** Sends the answers a market's queue holds (see `answerWhileWriting`). */
+function answerHeld(queue: MarketQueue): void {
+  for (const answer of queue.answers.splice(0)) answer();
 }
