@@ -98,6 +98,10 @@ export class GuardedPool implements PostgresPool {
   constructor(url: string, max: number, timeouts: DatabaseTimeouts, log: DatabaseLog) {
     this.pool = new pg.Pool({
       ...connectionSettings(url, timeouts),
+      // Statements sent side by side on one connection go out at once, without waiting for each other's answers;
+      // PostgreSQL runs them in order, each with its own Sync, so one's failure is its own (in a transaction, the
+      // ones after it fail as the transaction is aborted). See side-by-side.ts.
+      pipeline: true,
       max,
       Client: ReportingClient as unknown as NonNullable<pg.PoolConfig['Client']>,
     });
