@@ -98,10 +98,6 @@ export class GuardedPool implements PostgresPool {
   constructor(url: string, max: number, timeouts: DatabaseTimeouts, log: DatabaseLog) {
     this.pool = new pg.Pool({
       ...connectionSettings(url, timeouts),
-      // Statements sent side by side on one connection go out at once, without waiting for each other's answers;
-      // PostgreSQL runs them in order, each with its own Sync, so one's failure is its own (in a transaction, the
-      // ones after it fail as the transaction is aborted). See side-by-side.ts.
-      pipeline: true,
       max,
       Client: ReportingClient as unknown as NonNullable<pg.PoolConfig['Client']>,
     });
@@ -147,7 +143,6 @@ export class GuardedPool implements PostgresPool {
               }, deadlineMs)
             : null;
         try {
-          sendTogether(client.connection.stream);
           return await client.query(statement, parameters as unknown[] | undefined);
         } catch (error) {
           const condition = noticed(error);
@@ -169,24 +164,6 @@ export class GuardedPool implements PostgresPool {
   end(): Promise<void> {
     return this.pool.end();
   }
-}
-
-const corked = new WeakSet<NodeJS.WritableStream>();
-
-/**
- * Holds a connection's writes until the statements being sent in this turn of the event loop are all written, and
- * sends them in one write: the statements of a transaction sent side by side leave their async callers a few
- * promise hops apart, and each write of its own would wake PostgreSQL again.
- */
-function sendTogether(stream: NodeJS.WritableStream & { cork(): void; uncork(): void }): void {
-  if (corked.has(stream)) return;
-  corked.add(stream);
-  stream.cork();
-  // A tick scheduled from a promise job runs once every pending promise job has run.
-  process.nextTick(() => {
-    corked.delete(stream);
-    stream.uncork();
-  });
 }
 
 /** The connection itself failed (as opposed to a statement the server refused). */

@@ -1,10 +1,10 @@
 /**
- * Statements of one transaction sent side by side. On PostgreSQL the connection pipelines them (see pool.ts): they
- * are all sent at once and run one after another, in the order given, without a round trip between them and
- * without waiting for their caller's turn behind whatever else this thread is doing (under load, a few
- * milliseconds a statement). Waits for every one of them, so that none is still running when the transaction
- * ends, then throws the first failure in the order given (a statement after a failed one fails only because the
- * transaction is aborted).
+ * Statements of one transaction sent side by side. A transaction's connection runs one statement at a time, so
+ * they still run one after another, in the order given; but each goes the moment the one before it answers, in
+ * the same turn of the event loop, instead of waiting for its caller's turn behind whatever else this thread is
+ * doing (under load, a few milliseconds a statement). Waits for every one of them, so that none is still running
+ * when the transaction ends, then throws the first failure in the order given (a statement after a failed one
+ * fails only because the transaction is aborted).
  */
 export async function sideBySide<T extends readonly unknown[]>(
   work: {
