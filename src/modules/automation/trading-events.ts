@@ -5,7 +5,12 @@ import type { NotificationsService } from '../notifications/service.js';
 import type { OrderRow, TradeRow } from '../trading/repository.js';
 import type { OrderCommitted } from '../trading/types.js';
 import { toTradeView } from '../trading/views.js';
-import type { Subscription, WebhookEvent, WebhookEventType, WebhookOutbox } from '../webhooks/module.js';
+import {
+  type Subscription,
+  type WebhookEvent,
+  WebhookEvents,
+  type WebhookOutbox,
+} from '../webhooks/module.js';
 import type { AutomationRepository, MarketNames } from './repository.js';
 import { cancelText, expiryText, fillText } from './words.js';
 
@@ -46,16 +51,18 @@ export class TradingEvents {
     const busy = changes.filter((change) => change.trades.length > 0 || change.cancelledOrders.length > 0);
     if (busy.length === 0) return;
     // Every user a notice may be for: the owners of the orders that traded or were cancelled.
-    const users = busy.flatMap((c) =>
-      [c.order, ...c.makerOrders, ...c.cancelledOrders].map((o) => o.user_id),
-    );
+    const users = [
+      ...new Set(
+        busy.flatMap((c) => [c.order, ...c.makerOrders, ...c.cancelledOrders].map((o) => o.user_id)),
+      ),
+    ];
     const [markets, off, subscriptions] = await sideBySide([
       this.automation.marketNames(trx, [...new Set(busy.map((c) => c.optionId))]),
-      this.automation.tradeNotificationsOff(trx, [...new Set(users)]),
-      this.outbox.subscriptionsOf(trx, [...new Set(users)]),
+      this.automation.tradeNotificationsOff(trx, users),
+      this.outbox.subscriptionsOf(trx, users),
     ] as const);
     const notices: NewNotification[] = [];
-    const events = new EventsFor(subscriptions);
+    const events = new WebhookEvents(subscriptions);
     for (const change of busy) {
       const market = markets.find((m) => m.option_id === change.optionId);
       if (market) this.describe(change, market, notices, events);
@@ -67,7 +74,7 @@ export class TradingEvents {
     change: OrderCommitted,
     market: MarketNames,
     notices: NewNotification[],
-    events: EventsFor,
+    events: WebhookEvents,
   ): void {
     const { trades, cancelledOrders } = change;
     const orders = new Map(
@@ -137,7 +144,7 @@ export class TradingEvents {
       this.outbox.subscriptionsOf(trx, users),
     ] as const);
     const notices: NewNotification[] = [];
-    const events = new EventsFor(subscriptions);
+    const events = new WebhookEvents(subscriptions);
     for (const order of orders) {
       const market = markets.find((m) => m.option_id === order.option_id);
       if (!market) continue;
@@ -149,7 +156,7 @@ export class TradingEvents {
 
   private addEnded(
     notices: NewNotification[],
-    events: EventsFor,
+    events: WebhookEvents,
     order: OrderRow,
     market: MarketNames,
     type: 'order.cancelled' | 'order.expired',
@@ -194,22 +201,5 @@ export class TradingEvents {
       wanted.length > 0 ? this.notifications.notify(trx, wanted) : Promise.resolve(),
       this.outbox.publish(trx, events, subscriptions),
     ]);
-  }
-}
-
-/**
- * The webhook events of one change, made only for the users who have a subscription: most traders have none, and
- * an event's data (the order, each trade) is then never built.
- */
-class EventsFor {
-  readonly list: WebhookEvent[] = [];
-  private readonly subscribed: Set<number>;
-
-  constructor(subscriptions: Subscription[]) {
-    this.subscribed = new Set(subscriptions.map((s) => s.user_id));
-  }
-
-  add(userId: number, type: WebhookEventType, data: () => Record<string, unknown>): void {
-    if (this.subscribed.has(userId)) this.list.push({ userId, type, data: data() });
   }
 }

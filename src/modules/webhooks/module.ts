@@ -9,6 +9,7 @@ import { UrlGuard } from './url-guard.js';
 
 export type { WebhookEventType } from './events.js';
 export type { Subscription, WebhookEvent, WebhookOutbox } from './outbox.js';
+export { WebhookEvents } from './outbox.js';
 export { webhooksRoutes } from './routes.js';
 
 export const WEBHOOK_JOBS = { deliver: 'webhooks.deliver', prune: 'webhooks.prune' } as const;

@@ -50,9 +50,7 @@ export class WebhookOutbox {
     const rows = [];
     for (const event of events) {
       const subscriptionIds = subscriptions
-        .filter(
-          (s) => s.user_id === event.userId && (s.event_types === null || s.event_types.includes(event.type)),
-        )
+        .filter((s) => wants(s, event.userId, event.type))
         .map((s) => s.id);
       if (subscriptionIds.length === 0) continue;
       const messageId = newMessageId();
@@ -65,6 +63,29 @@ export class WebhookOutbox {
   /** The webhook form of feed items, for the notifications listener. */
   publishNotifications(trx: Queryable, rows: NotificationRow[]): Promise<void> {
     return this.publish(trx, rows.filter((row) => !PUBLISHED_AT_SOURCE.has(row.type)).map(toWebhookEvent));
+  }
+}
+
+/** Whether a subscription receives a user's event of this type. */
+function wants(subscription: Subscription, userId: number, type: string): boolean {
+  return (
+    subscription.user_id === userId &&
+    (subscription.event_types === null || subscription.event_types.includes(type))
+  );
+}
+
+/**
+ * Webhook events gathered for `publish`, each made only when one of the given subscriptions wants it: most traders
+ * have none, and an event's data (the order, each trade) is then never built.
+ */
+export class WebhookEvents {
+  readonly list: WebhookEvent[] = [];
+
+  constructor(private readonly subscriptions: Subscription[]) {}
+
+  add(userId: number, type: WebhookEventType, data: () => Record<string, unknown>): void {
+    if (this.subscriptions.some((s) => wants(s, userId, type)))
+      this.list.push({ userId, type, data: data() });
   }
 }
 
