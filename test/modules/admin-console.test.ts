@@ -94,7 +94,7 @@ describe('ledger audit', () => {
     const res = await adminCall('GET', '/api/admin/audit');
     expect(res.statusCode).toBe(200);
     expect(res.json().ok).toBe(true);
-    expect(res.json().invariants).toHaveLength(6);
+    expect(res.json().invariants).toHaveLength(7);
     for (const invariant of res.json().invariants)
       expect(invariant).toMatchObject({ ok: true, violations: [] });
     const trader = await newUser(t.app);
