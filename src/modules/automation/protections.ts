@@ -91,7 +91,8 @@ export class ProtectionsService {
    * sell that moves the price on can fire further protections.
    */
   async afterOrders(trx: Tx, changes: OrderCommitted[]): Promise<void> {
-    const traded = changes.find((change) => change.trades.length > 0);
+    // Only an option where someone holds a protection can have one to fire (known under the option's lock).
+    const traded = changes.find((change) => change.trades.length > 0 && change.protectedPositions);
     if (!traded) return;
     const fired = await this.automation.firedProtections(trx, traded.optionId);
     if (fired.length === 0) return;

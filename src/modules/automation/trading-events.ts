@@ -35,6 +35,17 @@ export function orderSummary(order: OrderRow, market: MarketNames) {
   };
 }
 
+/** The market's names of a committed order, as the trading transaction read them under the market's lock. */
+function namesOf(change: OrderCommitted): MarketNames {
+  return {
+    option_id: change.optionId,
+    option_label: change.names.optionLabel,
+    event_id: change.eventId,
+    event_slug: change.names.eventSlug,
+    event_title: change.names.eventTitle,
+  };
+}
+
 /**
  * Turns what the exchange committed into feed items (one per order and user, in human words) and typed webhook
  * events, in the order's own transaction. Users who turned trade notifications off get no feed item; their
@@ -56,17 +67,13 @@ export class TradingEvents {
         busy.flatMap((c) => [c.order, ...c.makerOrders, ...c.cancelledOrders].map((o) => o.user_id)),
       ),
     ];
-    const [markets, off, subscriptions] = await sideBySide([
-      this.automation.marketNames(trx, [...new Set(busy.map((c) => c.optionId))]),
+    const [off, subscriptions] = await sideBySide([
       this.automation.tradeNotificationsOff(trx, users),
       this.outbox.subscriptionsOf(trx, users),
     ] as const);
     const notices: NewNotification[] = [];
     const events = new WebhookEvents(subscriptions);
-    for (const change of busy) {
-      const market = markets.find((m) => m.option_id === change.optionId);
-      if (market) this.describe(change, market, notices, events);
-    }
+    for (const change of busy) this.describe(change, namesOf(change), notices, events);
     await this.publish(trx, notices, events.list, off, subscriptions);
   }
 

@@ -689,15 +689,19 @@ export class OrderPipeline {
     const converted: ConversionCommitted[] = [];
     const endOf = (reason: EndReason, orders: OrderState[]) =>
       ended.set(reason, [...(ended.get(reason) ?? []), ...orders.map(row)]);
-    const place = (verdict: PlacedVerdict) =>
+    const place = (verdict: PlacedVerdict) => {
+      const option = market.options.find((o) => o.id === verdict.order.optionId);
       placed.push({
         optionId: verdict.order.optionId,
         eventId: market.eventId,
+        names: { eventSlug: market.slug, eventTitle: market.title, optionLabel: option?.label ?? '' },
+        protectedPositions: option?.has_protections ?? true,
         order: row(verdict.order),
         trades: written.trades.slice(verdict.trades.from, verdict.trades.to),
         makerOrders: verdict.makers.map(row),
         cancelledOrders: verdict.selfTradeCancelled.map(row),
       });
+    };
     for (const verdict of decision.verdicts) {
       if (verdict.type === 'placed') place(verdict);
       if (verdict.type === 'ended') endOf(verdict.reason, verdict.orders);

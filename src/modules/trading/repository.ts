@@ -78,6 +78,11 @@ export interface LockedOption {
   pool_no_shares: number;
   last_yes_price: number | null;
   book_version: number;
+  /**
+   * Whether a position in the option has a stop-loss or a take-profit. Read under the option's lock, which setting
+   * one takes too, so it holds until the transaction ends.
+   */
+  has_protections: boolean;
 }
 
 /** A market under its lock: its options in id order, with their event's state. */
@@ -85,6 +90,7 @@ export interface LockedMarket {
   ref: MarketRef;
   eventId: number;
   slug: string;
+  title: string;
   eventStatus: string;
   closesAt: Date;
   exclusive: boolean;
@@ -150,9 +156,15 @@ export class TradingRepository {
         'e.status as event_status',
         'e.closes_at',
         'e.slug',
+        'e.title',
         'e.exclusive',
         'e.liquidity_b as event_liquidity_b',
         sql<Date>`now()`.as('db_now'),
+        sql<boolean>`EXISTS (
+          SELECT FROM positions p
+          WHERE p.option_id = o.id AND (p.stop_loss_bps IS NOT NULL OR p.take_profit_bps IS NOT NULL))`.as(
+          'has_protections',
+        ),
       ])
       .where(
         ref.kind === 'option' ? 'o.id' : 'o.event_id',
@@ -168,6 +180,7 @@ export class TradingRepository {
       ref,
       eventId: first.event_id,
       slug: first.slug,
+      title: first.title,
       eventStatus: first.event_status,
       closesAt: first.closes_at,
       exclusive: first.exclusive,
@@ -185,6 +198,7 @@ export class TradingRepository {
         pool_no_shares: row.pool_no_shares,
         last_yes_price: row.last_yes_price,
         book_version: Number(row.book_version),
+        has_protections: row.has_protections,
       })),
     };
   }

@@ -107,6 +107,10 @@ export type BookOutcome = { result: unknown } | { error: Error } | { alone: true
 export interface OrderCommitted {
   optionId: number;
   eventId: number;
+  /** Its market's names as traders see them, read under the market's lock. */
+  names: { eventSlug: string; eventTitle: string; optionLabel: string };
+  /** Whether a position in its option has a stop-loss or a take-profit (see `LockedOption.has_protections`). */
+  protectedPositions: boolean;
   order: OrderRow;
   trades: TradeRow[];
   makerOrders: OrderRow[];
