@@ -41,19 +41,26 @@ function serverDatabaseUrl(url: string): string {
 /** Extra node flags for the server processes, e.g. `--cpu-prof --cpu-prof-dir=bench/results/profiles`. */
 const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
-/** The node flags `npm start` gives the server (`node <flags> dist/server.js` in package.json). */
-const START_FLAGS = (
-  JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.match(/^node (.*) dist\/server\.js$/)?.[1] ??
-  ''
-)
-  .split(' ')
-  .filter(Boolean);
+/** How `npm start` runs the server: `[NAME=value ...] node <flags> dist/server.js` in package.json. */
+const START = /^((?:\w+=\S+ )*)node (.*) dist\/server\.js$/.exec(
+  JSON.parse(readFileSync('package.json', 'utf8')).scripts.start,
+);
+if (!START) throw new Error('package.json: "start" is not `[NAME=value ...] node <flags> dist/server.js`');
+/** Its environment variables (the allocator's arenas) and its node flags. */
+const START_ENV = Object.fromEntries(
+  (START[1] as string)
+    .split(' ')
+    .filter(Boolean)
+    .map((pair) => pair.split('=') as [string, string]),
+);
+const START_FLAGS = (START[2] as string).split(' ').filter(Boolean);
 
 /** The servers run as `npm start` runs them: the compiled dist/server.js (bench/run.ts builds it first). */
 function startServer(port: number, databaseUrl: string): ChildProcess {
   return spawn(process.execPath, [...SERVER_NODE_FLAGS, ...START_FLAGS, 'dist/server.js'], {
     env: {
       ...process.env,
+      ...START_ENV,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATABASE_URL: serverDatabaseUrl(databaseUrl),
