@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { type AccountRef, accountKey, type JournalEntry, normaliseEntry } from '../../exchange/ledger.js';
-import { numberArray } from '../../platform/db/arrays.js';
+import { numberArray, textArray } from '../../platform/db/arrays.js';
 import type { DB } from '../../platform/db/schema.js';
 import type { Queryable, Tx } from '../../platform/db/types.js';
 import { InsufficientFundsError } from '../../platform/errors.js';
@@ -107,8 +107,8 @@ export class LedgerRepository {
         INSERT INTO journal_entries (id, kind, memo, user_id, ref_type, ref_id)
         OVERRIDING SYSTEM VALUE
         SELECT entry_ids.id, v.kind, v.memo, v.user_id, v.ref_type, v.ref_id
-        FROM unnest(${normalised.map((e) => e.kind)}::text[], ${normalised.map((e) => e.memo)}::text[],
-          ${numberArray(normalised.map((e) => e.userId ?? null))}::bigint[], ${normalised.map((e) => e.ref?.type ?? null)}::text[],
+        FROM unnest(${textArray(normalised.map((e) => e.kind))}::text[], ${textArray(normalised.map((e) => e.memo))}::text[],
+          ${numberArray(normalised.map((e) => e.userId ?? null))}::bigint[], ${textArray(normalised.map((e) => e.ref?.type ?? null))}::text[],
           ${numberArray(normalised.map((e) => e.ref?.id ?? null))}::bigint[])
           WITH ORDINALITY AS v(kind, memo, user_id, ref_type, ref_id, ord)
         JOIN entry_ids USING (ord)

@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely';
+import { numberArray, textArray } from '../../platform/db/arrays.js';
 import type { DB } from '../../platform/db/schema.js';
 import type { Queryable } from '../../platform/db/types.js';
 
@@ -22,8 +23,9 @@ export class NotificationsRepository {
     const { rows } = await sql<{ id: number; created_at: Date }>`
       INSERT INTO notifications (user_id, type, title, body, data)
       SELECT v.user_id, v.type, v.title, v.body, v.data
-      FROM unnest(${column('userId')}::bigint[], ${column('type')}::text[], ${column('title')}::text[],
-        ${column('body')}::text[], ${notifications.map((n) => JSON.stringify(n.data ?? {}))}::jsonb[])
+      FROM unnest(${numberArray(column('userId'))}::bigint[], ${textArray(column('type'))}::text[],
+        ${textArray(column('title'))}::text[], ${textArray(column('body'))}::text[],
+        ${textArray(notifications.map((n) => JSON.stringify(n.data ?? {})))}::jsonb[])
         WITH ORDINALITY AS v(user_id, type, title, body, data, ord)
       ORDER BY v.ord
       RETURNING id, created_at`.execute(db);

@@ -4,7 +4,7 @@ import type { TradeRecord } from '../../exchange/execution.js';
 import type { BookSide } from '../../exchange/order-book.js';
 import type { OrderState } from '../../exchange/orders.js';
 import type { PositionState } from '../../exchange/positions.js';
-import { booleanArray, numberArray } from '../../platform/db/arrays.js';
+import { booleanArray, numberArray, textArray, timestampArray } from '../../platform/db/arrays.js';
 import type {
   EventStatus,
   OrderStatus,
@@ -273,12 +273,12 @@ export class TradingRepository {
           v.quantity, v.filled_quantity, v.reserved_cents, v.status, v.cancel_reason, v.client_order_id, v.expires_at,
           v.time_in_force, v.post_only, v.placed_by, v.replaces_order_id, v.created_at, v.created_at, v.book_version
         FROM unnest(${numberArray(order('id'))}::bigint[], ${numberArray(order('userId'))}::bigint[], ${numberArray(order('optionId'))}::bigint[],
-          ${order('kind')}::text[], ${order('side')}::text[], ${order('action')}::text[], ${numberArray(order('priceCents'))}::int[],
-          ${order('bookSide')}::text[], ${numberArray(order('bookPrice'))}::int[], ${numberArray(order('quantity'))}::bigint[],
-          ${numberArray(order('filledQuantity'))}::bigint[], ${numberArray(order('reservedCents'))}::bigint[], ${order('status')}::text[],
-          ${order('cancelReason')}::text[], ${order('clientOrderId')}::text[], ${order('expiresAt')}::timestamptz[],
-          ${order('timeInForce')}::text[], ${booleanArray(order('postOnly'))}::boolean[], ${order('placedBy')}::text[],
-          ${numberArray(order('replacesOrderId'))}::bigint[], ${order('createdAt')}::timestamptz[],
+          ${textArray(order('kind'))}::text[], ${textArray(order('side'))}::text[], ${textArray(order('action'))}::text[], ${numberArray(order('priceCents'))}::int[],
+          ${textArray(order('bookSide'))}::text[], ${numberArray(order('bookPrice'))}::int[], ${numberArray(order('quantity'))}::bigint[],
+          ${numberArray(order('filledQuantity'))}::bigint[], ${numberArray(order('reservedCents'))}::bigint[], ${textArray(order('status'))}::text[],
+          ${textArray(order('cancelReason'))}::text[], ${textArray(order('clientOrderId'))}::text[], ${timestampArray(order('expiresAt'))}::timestamptz[],
+          ${textArray(order('timeInForce'))}::text[], ${booleanArray(order('postOnly'))}::boolean[], ${textArray(order('placedBy'))}::text[],
+          ${numberArray(order('replacesOrderId'))}::bigint[], ${timestampArray(order('createdAt'))}::timestamptz[],
           ${versionOf(orders)}::bigint[])
           AS v(id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
             filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, time_in_force,
@@ -289,7 +289,7 @@ export class TradingRepository {
         OVERRIDING SYSTEM VALUE
         SELECT fill_ids.id, v.option_id, v.yes_price, v.quantity, v.kind, v.taker, v.maker
         FROM unnest(${numberArray(fills.map((f) => f.optionId))}::bigint[], ${numberArray(fills.map((f) => f.yesPrice))}::int[],
-          ${numberArray(fills.map((f) => f.quantity))}::bigint[], ${fills.map((f) => f.kind)}::text[],
+          ${numberArray(fills.map((f) => f.quantity))}::bigint[], ${textArray(fills.map((f) => f.kind))}::text[],
           ${numberArray(fills.map((f) => f.takerOrderId))}::bigint[], ${numberArray(fills.map((f) => f.makerOrderId))}::bigint[])
           WITH ORDINALITY AS v(option_id, yes_price, quantity, kind, taker, maker, ord)
         JOIN fill_ids USING (ord)
@@ -301,9 +301,9 @@ export class TradingRepository {
           v.quantity, v.price_cents, v.fee_cents, v.liquidity
         FROM unnest(${numberArray(trades.map((t) => t.fillIndex + 1))}::int[],
           ${numberArray(trades.map((t) => (fills[t.fillIndex] as DecidedFill).optionId))}::bigint[], ${numberArray(trade('orderId'))}::bigint[],
-          ${numberArray(trade('userId'))}::bigint[], ${trade('side')}::text[], ${trade('action')}::text[],
+          ${numberArray(trade('userId'))}::bigint[], ${textArray(trade('side'))}::text[], ${textArray(trade('action'))}::text[],
           ${numberArray(trade('quantity'))}::bigint[], ${numberArray(trade('priceCents'))}::int[], ${numberArray(trade('feeCents'))}::bigint[],
-          ${trade('liquidity')}::text[])
+          ${textArray(trade('liquidity'))}::text[])
           WITH ORDINALITY AS v(fill_ord, option_id, order_id, user_id, side, action, quantity, price_cents, fee_cents,
             liquidity, ord)
         JOIN fill_ids ON fill_ids.ord = v.fill_ord
@@ -316,7 +316,7 @@ export class TradingRepository {
           book_version = v.book_version
         FROM unnest(${numberArray(changedOrders.map((o) => o.id))}::bigint[], ${numberArray(changedOrders.map((o) => o.quantity))}::bigint[],
           ${numberArray(changedOrders.map((o) => o.filledQuantity))}::bigint[], ${numberArray(changedOrders.map((o) => o.reservedCents))}::bigint[],
-          ${changedOrders.map((o) => o.status)}::text[], ${changedOrders.map((o) => o.cancelReason)}::text[],
+          ${textArray(changedOrders.map((o) => o.status))}::text[], ${textArray(changedOrders.map((o) => o.cancelReason))}::text[],
           ${versionOf(changedOrders)}::bigint[])
           AS v(id, quantity, filled, reserved, status, reason, book_version)
         WHERE orders.id = v.id
@@ -324,7 +324,7 @@ export class TradingRepository {
       changed_positions AS (
         INSERT INTO positions (option_id, user_id, side, quantity, reserved_quantity, cost_cents, realized_pnl_cents)
         SELECT * FROM unnest(${numberArray(positions.map((p) => p.optionId))}::bigint[], ${numberArray(positions.map((p) => p.userId))}::bigint[],
-          ${positions.map((p) => p.side)}::text[], ${numberArray(positions.map((p) => p.state.quantity))}::bigint[],
+          ${textArray(positions.map((p) => p.side))}::text[], ${numberArray(positions.map((p) => p.state.quantity))}::bigint[],
           ${numberArray(positions.map((p) => p.state.reservedQuantity))}::bigint[],
           ${numberArray(positions.map((p) => p.state.costCents))}::bigint[],
           ${numberArray(positions.map((p) => p.state.realizedPnlCents))}::bigint[])
