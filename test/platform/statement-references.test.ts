@@ -130,15 +130,24 @@ describe('references checked once per statement', () => {
   });
 });
 
+/** Two sessions of their own on the test's database, ended whatever happens. */
+async function twoSessions(run: (writer: pg.Client, deleter: pg.Client) => Promise<void>): Promise<void> {
+  const url = t.testDatabase.url as string;
+  const [writer, deleter] = [
+    new pg.Client({ connectionString: url }),
+    new pg.Client({ connectionString: url }),
+  ];
+  await Promise.all([writer.connect(), deleter.connect()]);
+  try {
+    await run(writer, deleter);
+  } finally {
+    await Promise.all([writer.end(), deleter.end()]);
+  }
+}
+
 describe.skipIf(!process.env.TEST_DATABASE_URL)('references between two sessions on PostgreSQL', () => {
   it('make a delete wait for the insert that points at its row, then refuse it', async () => {
-    const url = t.testDatabase.url as string;
-    const [writer, deleter] = [
-      new pg.Client({ connectionString: url }),
-      new pg.Client({ connectionString: url }),
-    ];
-    await Promise.all([writer.connect(), deleter.connect()]);
-    try {
+    await twoSessions(async (writer, deleter) => {
       const { rows } = await writer.query<{ id: string }>(
         `INSERT INTO journal_entries (kind, memo) VALUES ('adjustment', 'target') RETURNING id`,
       );
@@ -162,19 +171,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('references between two sessions
       );
       await writer.query('COMMIT');
       await expect(deleting).rejects.toMatchObject({ code: '23503', constraint: 'postings_entry_id_fkey' });
-    } finally {
-      await Promise.all([writer.end(), deleter.end()]);
-    }
+    });
   });
 
   it('make an insert wait for the delete of the row it points at, then refuse it', async () => {
-    const url = t.testDatabase.url as string;
-    const [writer, deleter] = [
-      new pg.Client({ connectionString: url }),
-      new pg.Client({ connectionString: url }),
-    ];
-    await Promise.all([writer.connect(), deleter.connect()]);
-    try {
+    await twoSessions(async (writer, deleter) => {
       const { rows } = await deleter.query<{ id: string }>(
         `INSERT INTO journal_entries (kind, memo) VALUES ('adjustment', 'doomed') RETURNING id`,
       );
@@ -188,8 +189,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('references between two sessions
       await new Promise((resolve) => setTimeout(resolve, 300));
       await deleter.query('COMMIT');
       await expect(inserting).rejects.toMatchObject({ code: '23503', constraint: 'postings_entry_id_fkey' });
-    } finally {
-      await Promise.all([writer.end(), deleter.end()]);
-    }
+    });
   });
 });
