@@ -16,7 +16,7 @@ import { positionKey } from '../../exchange/execution.js';
 import type { OrderState } from '../../exchange/orders.js';
 import { EMPTY_POSITION, type PositionState } from '../../exchange/positions.js';
 import type { DB } from '../../platform/db/schema.js';
-import { sideBySide } from '../../platform/db/side-by-side.js';
+import { pipelining, sideBySide } from '../../platform/db/side-by-side.js';
 import {
   databaseCondition,
   isLockTimeout,
@@ -317,15 +317,17 @@ export class OrderPipeline {
   ): Promise<BookOutcome[]> {
     const used: { trx?: Tx } = {};
     const clock = new StepClock(this.metrics);
-    const outcomes = await this.db.transaction().execute(async (trx) => {
-      used.trx = trx;
-      const market = await this.trading.lockMarket(trx, ref);
-      if (previous) await previous;
-      const requests = take();
-      clock.lap('lock', requests.length);
-      if (!market) return requests.map(() => ({ error: new NotFoundError('Option') }));
-      return this.run(trx, market, requests, clock, writing);
-    });
+    const outcomes = await this.db.transaction().execute((transaction) =>
+      pipelining(transaction, async (trx) => {
+        used.trx = trx;
+        const market = await this.trading.lockMarket(trx, ref);
+        if (previous) await previous;
+        const requests = take();
+        clock.lap('lock', requests.length);
+        if (!market) return requests.map(() => ({ error: new NotFoundError('Option') }));
+        return this.run(trx, market, requests, clock, writing);
+      }),
+    );
     clock.lap('commit');
     if (used.trx) this.books.committedBy(used.trx);
     return outcomes;

@@ -98,6 +98,9 @@ export class GuardedPool implements PostgresPool {
   constructor(url: string, max: number, timeouts: DatabaseTimeouts, log: DatabaseLog) {
     this.pool = new pg.Pool({
       ...connectionSettings(url, timeouts),
+      // Statements made side by side in a transaction go out together (see `pipelining`); one at a time, as
+      // everywhere else, nothing changes.
+      pipeline: true,
       max,
       Client: ReportingClient as unknown as NonNullable<pg.PoolConfig['Client']>,
     });
