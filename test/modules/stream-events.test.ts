@@ -136,4 +136,31 @@ describe('the event channel and the notifications of the user channel', () => {
     watcher.close();
     own.close();
   });
+
+  it('pushes the feed items of a fill as the feed lists them: the same ids and times, both sides', async () => {
+    const market = await createMarket(a.app, admin.token);
+    const optionId = market.options[0].id;
+    const [maker, taker] = [await newUser(a.app), await newUser(a.app)];
+    const streams = await Promise.all(
+      [maker, taker].map(async (user) => {
+        const client = await StreamTestClient.open(`${urlB}?token=${user.token}`);
+        client.send({ op: 'subscribe', channel: 'user' });
+        await client.next((m) => m.type === 'subscribed');
+        return client;
+      }),
+    );
+    const order = { optionId, action: 'BUY', quantity: 3 };
+    await call('POST', '/api/limit-orders', maker.token, { ...order, side: 'NO', limitPriceCents: 45 });
+    await call('POST', '/api/limit-orders', taker.token, { ...order, side: 'YES', limitPriceCents: 60 });
+    for (const [index, user] of [maker, taker].entries()) {
+      const pushed = await (streams[index] as StreamTestClient).next(
+        (m) => m.type === 'notification' && (m.notification as { type: string }).type === 'order.filled',
+      );
+      const feed = await a.app.inject({ url: '/api/me/notifications', headers: bearer(user.token) });
+      const listed = (feed.json().data as { type: string }[]).filter((n) => n.type === 'order.filled');
+      expect(listed).toHaveLength(1);
+      expect(pushed.notification).toEqual(listed[0]);
+    }
+    for (const client of streams) client.close();
+  });
 });

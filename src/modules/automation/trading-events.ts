@@ -1,6 +1,6 @@
 import { sideBySide } from '../../platform/db/side-by-side.js';
 import type { Tx } from '../../platform/db/types.js';
-import type { NewNotification } from '../notifications/repository.js';
+import type { NewNotification, ReservedIds } from '../notifications/repository.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { OrderRow, TradeRow } from '../trading/repository.js';
 import type { OrderCommitted } from '../trading/types.js';
@@ -67,14 +67,18 @@ export class TradingEvents {
         busy.flatMap((c) => [c.order, ...c.makerOrders, ...c.cancelledOrders].map((o) => o.user_id)),
       ),
     ];
-    const [off, subscriptions] = await sideBySide([
+    // At most one feed item per order that traded and per order cancelled: their ids are taken with the reads, so
+    // that the feed items and their notices are then written in one go.
+    const most = busy.reduce((sum, c) => sum + c.trades.length + c.cancelledOrders.length, 0);
+    const [off, subscriptions, reserved] = await sideBySide([
       this.automation.tradeNotificationsOff(trx, users),
       this.outbox.subscriptionsOf(trx, users),
+      this.notifications.reserve(trx, most),
     ] as const);
     const notices: NewNotification[] = [];
     const events = new WebhookEvents(subscriptions);
     for (const change of busy) this.describe(change, namesOf(change), notices, events);
-    await this.publish(trx, notices, events.list, off, subscriptions);
+    await this.publish(trx, notices, events.list, { off, subscriptions, reserved });
   }
 
   private describe(
@@ -158,7 +162,7 @@ export class TradingEvents {
       const type = kind === 'expired' ? 'order.expired' : 'order.cancelled';
       this.addEnded(notices, events, order, market, type, order.cancel_reason ?? kind);
     }
-    await this.publish(trx, notices, events.list, undefined, subscriptions);
+    await this.publish(trx, notices, events.list, { subscriptions });
   }
 
   private addEnded(
@@ -187,26 +191,25 @@ export class TradingEvents {
   }
 
   /**
-   * Writes feed items for those who accept them, and the webhook events, in the caller's transaction. `off`: the
-   * users who turned trade notifications off, and `subscriptions` the users' webhook subscriptions, when the caller
-   * has read them already.
+   * Writes feed items for those who accept them, and the webhook events, in the caller's transaction. What the
+   * caller has read already: `off`, the users who turned trade notifications off; `subscriptions`, the users'
+   * webhook subscriptions; `reserved`, ids for at least as many feed items as `notices`.
    */
   async publish(
     trx: Tx,
     notices: NewNotification[],
     events: WebhookEvent[],
-    off?: Set<number>,
-    subscriptions?: Subscription[],
+    read: { off?: Set<number>; subscriptions?: Subscription[]; reserved?: ReservedIds } = {},
   ): Promise<void> {
     const silent =
-      off ??
+      read.off ??
       (notices.length > 0
         ? await this.automation.tradeNotificationsOff(trx, [...new Set(notices.map((n) => n.userId))])
         : new Set<number>());
     const wanted = notices.filter((n) => !silent.has(n.userId));
     await sideBySide([
-      wanted.length > 0 ? this.notifications.notify(trx, wanted) : Promise.resolve(),
-      this.outbox.publish(trx, events, subscriptions),
+      wanted.length > 0 ? this.notifications.notify(trx, wanted, read.reserved) : Promise.resolve(),
+      this.outbox.publish(trx, events, read.subscriptions),
     ]);
   }
 }

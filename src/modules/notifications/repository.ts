@@ -11,7 +11,61 @@ export interface NewNotification {
   data?: Record<string, unknown>;
 }
 
+/** Ids taken for feed items still to be written, and the time they will carry (their transaction's). */
+export interface ReservedIds {
+  ids: number[];
+  at: Date;
+}
+
+export type NotificationRowOf = Selectable<DB['notifications']>;
+
 export class NotificationsRepository {
+  /**
+   * Takes `count` ids for feed items, in the transaction that will write them, with the time they will carry
+   * (`now()`, as the column's default would give). Ids not used are a gap in the sequence, as a rolled-back
+   * transaction leaves.
+   */
+  async reserve(db: Queryable, count: number): Promise<ReservedIds> {
+    const { rows } = await sql<{ ids: (number | string)[] | null; at: Date }>`
+      SELECT array_agg(nextval(pg_get_serial_sequence('notifications', 'id')) ORDER BY n) AS ids, now() AS at
+      FROM generate_series(1, ${count}::int) AS n`.execute(db);
+    const row = rows[0] as { ids: (number | string)[] | null; at: Date };
+    return { ids: (row.ids ?? []).map(Number), at: row.at };
+  }
+
+  /** The rows feed items will have once written with reserved ids: the first `notifications.length` of them. */
+  rowsOf(notifications: NewNotification[], reserved: ReservedIds): NotificationRowOf[] {
+    if (notifications.length > reserved.ids.length)
+      throw new Error(`${notifications.length} feed items for ${reserved.ids.length} reserved ids`);
+    return notifications.map((given, index) => ({
+      id: reserved.ids[index] as number,
+      user_id: given.userId,
+      type: given.type,
+      title: given.title,
+      body: given.body,
+      data: given.data ?? {},
+      read_at: null,
+      created_at: reserved.at,
+    }));
+  }
+
+  /**
+   * Writes feed items whose rows `rowsOf` made, in the transaction that reserved their ids (whose `now()` they
+   * carry); nothing comes back.
+   */
+  async insertRows(db: Queryable, rows: NotificationRowOf[]): Promise<void> {
+    if (rows.length === 0) return;
+    const column = <K extends keyof NotificationRowOf>(key: K) => rows.map((row) => row[key]);
+    await sql`
+      INSERT INTO notifications (id, user_id, type, title, body, data, created_at)
+      OVERRIDING SYSTEM VALUE
+      SELECT v.id, v.user_id, v.type, v.title, v.body, v.data, now()
+      FROM unnest(${numberArray(column('id'))}::bigint[], ${numberArray(column('user_id'))}::bigint[],
+        ${textArray(column('type'))}::text[], ${textArray(column('title'))}::text[], ${textArray(column('body'))}::text[],
+        ${textArray(rows.map((row) => JSON.stringify(row.data)))}::jsonb[])
+        AS v(id, user_id, type, title, body, data)`.execute(db);
+  }
+
   /**
    * Writes feed items and returns their rows. Only what the database adds (ids, times) comes back: the rest is what
    * was given, so a batch's titles, bodies and data are not sent back and parsed again.

@@ -4,7 +4,7 @@ import { sideBySide } from '../../platform/db/side-by-side.js';
 import type { Queryable } from '../../platform/db/types.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { decodeCursor, toPage } from '../../platform/http.js';
-import type { NewNotification, NotificationsRepository } from './repository.js';
+import type { NewNotification, NotificationsRepository, ReservedIds } from './repository.js';
 
 export type NotificationRow = Awaited<ReturnType<NotificationsRepository['insert']>>[number];
 
@@ -27,9 +27,31 @@ export class NotificationsService {
     this.listeners.push(listener);
   }
 
-  async notify(trx: Queryable, items: NewNotification | NewNotification[]): Promise<void> {
-    const rows = await this.notifications.insert(trx, Array.isArray(items) ? items : [items]);
-    await sideBySide(this.listeners.map((listener) => listener(trx, rows)));
+  /**
+   * Writes feed items and tells the listeners. With ids the caller took beforehand (`reserve`, side by side with
+   * its other reads), the write and the listeners' statements go out together instead of one after the other.
+   */
+  async notify(
+    trx: Queryable,
+    items: NewNotification | NewNotification[],
+    reserved?: ReservedIds,
+  ): Promise<void> {
+    const list = Array.isArray(items) ? items : [items];
+    if (!reserved) {
+      const rows = await this.notifications.insert(trx, list);
+      await sideBySide(this.listeners.map((listener) => listener(trx, rows)));
+      return;
+    }
+    const rows = this.notifications.rowsOf(list, reserved);
+    await sideBySide([
+      this.notifications.insertRows(trx, rows),
+      ...this.listeners.map((listener) => listener(trx, rows)),
+    ]);
+  }
+
+  /** Ids for `count` feed items this transaction may write (see `notify`). */
+  reserve(trx: Queryable, count: number): Promise<ReservedIds> {
+    return this.notifications.reserve(trx, count);
   }
 
   async feed(userId: number, options: { limit: number; cursor?: string | undefined; unreadOnly: boolean }) {
