@@ -139,7 +139,7 @@ describe('the event channel and the notifications of the user channel', () => {
 
   it('pushes the feed items of a fill as the feed lists them: the same ids and times, both sides', async () => {
     const market = await createMarket(a.app, admin.token);
-    const optionId = market.options[0].id;
+    const optionId = (market.options[0] as { id: string }).id;
     const [maker, taker] = [await newUser(a.app), await newUser(a.app)];
     const streams = await Promise.all(
       [maker, taker].map(async (user) => {
