@@ -9,7 +9,7 @@ import { CopyRepository } from './copy-repository.js';
 import { CopyTradingService, type ErrorLog, type FlagReader } from './copy-trading.js';
 import { ProtectionsService } from './protections.js';
 import { AutomationRepository } from './repository.js';
-import { TradingEvents } from './trading-events.js';
+import { type PlacedReads, TradingEvents } from './trading-events.js';
 
 export { automationRoutes } from './routes.js';
 
@@ -44,7 +44,10 @@ export function createAutomation(deps: {
     { maxOrderQuantity: deps.config.maxOrderQuantity },
     deps.log,
   );
-  deps.trading.onOrderCommitted((trx, changes) => events.ordersCommitted(trx, changes));
+  deps.trading.onOrderCommitted<PlacedReads>(
+    (trx, changes, read) => events.ordersCommitted(trx, changes, read),
+    (trx, scope) => events.read(trx, scope),
+  );
   deps.trading.onOrderCommitted((trx, changes) => protections.afterOrders(trx, changes));
   deps.trading.onOrderCommitted((trx, changes) => copyTrading.afterOrders(trx, changes));
   deps.trading.onOrdersEnded((trx, orders, reason) => events.ordersEnded(trx, orders, reason));

@@ -3,7 +3,7 @@ import type { Tx } from '../../platform/db/types.js';
 import type { NewNotification, ReservedIds } from '../notifications/repository.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { OrderRow, TradeRow } from '../trading/repository.js';
-import type { OrderCommitted } from '../trading/types.js';
+import type { OrderCommitted, PlacedScope } from '../trading/types.js';
 import { toTradeView } from '../trading/views.js';
 import {
   type Subscription,
@@ -46,6 +46,13 @@ function namesOf(change: OrderCommitted): MarketNames {
   };
 }
 
+/** What announcing placed orders reads first (see `TradingEvents.read`). */
+export interface PlacedReads {
+  off: Set<number>;
+  subscriptions: Subscription[];
+  reserved: ReservedIds;
+}
+
 /**
  * Turns what the exchange committed into feed items (one per order and user, in human words) and typed webhook
  * events, in the order's own transaction. Users who turned trade notifications off get no feed item; their
@@ -58,23 +65,31 @@ export class TradingEvents {
     private readonly outbox: WebhookOutbox,
   ) {}
 
-  async ordersCommitted(trx: Tx, changes: OrderCommitted[]): Promise<void> {
+  /**
+   * What announcing a decision's placed orders needs to read, for every user it may concern (`scope.users`, the
+   * owners of the orders that traded or were cancelled, or more): who turned trade notifications off, their webhook
+   * subscriptions, and ids for at most one feed item per trade and per order cancelled (`scope.orders`), so that
+   * the feed items and their notices are then written in one go. The order pipeline sends it with the writes.
+   */
+  async read(trx: Tx, scope: PlacedScope): Promise<PlacedReads> {
+    const [off, subscriptions, reserved] = await sideBySide([
+      this.automation.tradeNotificationsOff(trx, scope.users),
+      this.outbox.subscriptionsOf(trx, scope.users),
+      this.notifications.reserve(trx, scope.orders),
+    ] as const);
+    return { off, subscriptions, reserved };
+  }
+
+  /**
+   * `read`: what `read` gave with the decision's writes; the pipeline reads whenever a decision traded or cancelled,
+   * which is when there is anything to announce here.
+   */
+  async ordersCommitted(trx: Tx, changes: OrderCommitted[], read?: PlacedReads): Promise<void> {
     const busy = changes.filter((change) => change.trades.length > 0 || change.cancelledOrders.length > 0);
     if (busy.length === 0) return;
-    // Every user a notice may be for: the owners of the orders that traded or were cancelled.
-    const users = [
-      ...new Set(
-        busy.flatMap((c) => [c.order, ...c.makerOrders, ...c.cancelledOrders].map((o) => o.user_id)),
-      ),
-    ];
-    // At most one feed item per order that traded and per order cancelled: their ids are taken with the reads, so
-    // that the feed items and their notices are then written in one go.
-    const most = busy.reduce((sum, c) => sum + c.trades.length + c.cancelledOrders.length, 0);
-    const [off, subscriptions, reserved] = await sideBySide([
-      this.automation.tradeNotificationsOff(trx, users),
-      this.outbox.subscriptionsOf(trx, users),
-      this.notifications.reserve(trx, most),
-    ] as const);
+    if (!read)
+      throw new Error('orders that traded or were cancelled came without what announcing them reads');
+    const { off, subscriptions, reserved } = read;
     const notices: NewNotification[] = [];
     const events = new WebhookEvents(subscriptions);
     for (const change of busy) this.describe(change, namesOf(change), notices, events);

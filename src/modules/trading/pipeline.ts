@@ -61,6 +61,7 @@ import type {
   ConversionCommitted,
   EndReason,
   OrderCommitted,
+  PlacedScope,
   TradingListeners,
   TradingSettings,
 } from './types.js';
@@ -101,6 +102,8 @@ interface Written {
   bookVersions: Map<number, number>;
   trades: TradeRow[];
   fillIds: number[];
+  /** What each placed-orders listener's reader read with the writes (undefined: it has none, or nothing to read). */
+  reads: unknown[];
 }
 
 export interface PipelineSettings extends TradingSettings {
@@ -515,9 +518,10 @@ export class OrderPipeline {
             : [],
         ),
       ),
+      this.readForListeners(trx, decision),
     ] as const);
     writing?.();
-    const [{ bookVersions, fillIds, tradeIds }] = await sent;
+    const [{ bookVersions, fillIds, tradeIds }, , , reads] = await sent;
     const trades = decision.trades.map((trade, index) => ({
       id: tradeIds[index] as number,
       fill_id: fillIds[trade.fillIndex] as number,
@@ -533,7 +537,14 @@ export class OrderPipeline {
       liquidity: trade.liquidity,
       created_at: market.dbNow,
     }));
-    return { bookVersions, trades, fillIds };
+    return { bookVersions, trades, fillIds, reads };
+  }
+
+  /** The placed-orders listeners' reads, made side by side with the writes, when the decision traded or cancelled. */
+  private readForListeners(trx: Tx, decision: Decision): Promise<unknown[]> {
+    const scope = placedScope(decision);
+    if (scope.orders === 0) return Promise.resolve([]);
+    return sideBySide(this.listeners.placed.map(({ read }) => (read ? read(trx, scope) : Promise.resolve())));
   }
 
   /** The answer to each request, as if it came alone; keyed requests' answers are stored for idempotent retries. */
@@ -715,7 +726,10 @@ export class OrderPipeline {
       if (verdict.type === 'converted') converted.push({ ...verdict.conversion, eventId: market.eventId });
     }
     // Each kind's listeners side by side, in the transaction: none waits for another's statements to answer.
-    if (placed.length > 0) await sideBySide(this.listeners.placed.map((listener) => listener(trx, placed)));
+    if (placed.length > 0)
+      await sideBySide(
+        this.listeners.placed.map(({ announce }, index) => announce(trx, placed, written.reads[index])),
+      );
     for (const [reason, orders] of ended) {
       if (orders.length > 0)
         await sideBySide(this.listeners.ended.map((listener) => listener(trx, orders, reason)));
@@ -744,6 +758,20 @@ class StepClock {
     if (requests) this.metrics?.batchRequests.inc(requests);
     this.last = now;
   }
+}
+
+/** Whom the orders a decision placed may concern: the users of its trades and of the orders it cancelled. */
+function placedScope(decision: Decision): PlacedScope {
+  const cancelled = decision.verdicts.flatMap((verdict) =>
+    verdict.type === 'placed'
+      ? verdict.selfTradeCancelled
+      : verdict.type === 'amended' && verdict.replacement
+        ? verdict.replacement.selfTradeCancelled
+        : [],
+  );
+  const users = new Set(decision.trades.map((trade) => trade.userId));
+  for (const order of cancelled) users.add(order.userId);
+  return { users: [...users], orders: decision.trades.length + cancelled.length };
 }
 
 /** An order as the decision takes it: its time in force settled, a relative expiry made absolute on `now`. */

@@ -44,6 +44,7 @@ import {
   type ConversionListener,
   type EndListener,
   type OrderListener,
+  type OrderReader,
   type OrderRequest,
   type PlaceResult,
   TradingListeners,
@@ -96,9 +97,16 @@ export class TradingService {
 
   private readonly settings: TradingSettings;
 
-  /** Called inside the transaction with every order it placed. */
-  onOrderCommitted(listener: OrderListener): void {
-    this.listeners.placed.push(listener);
+  /**
+   * Called inside the transaction with every order it placed; `read`, when given, runs with the decision's writes
+   * (when it traded or cancelled) and its answer is handed to the listener.
+   */
+  onOrderCommitted<R>(listener: OrderListener<R>, read?: OrderReader<R>): void {
+    this.listeners.placed.push(
+      read
+        ? { announce: listener as OrderListener, read: read as OrderReader }
+        : { announce: listener as OrderListener },
+    );
   }
 
   /** Called inside the transaction with the orders an amend shrank where they stand. */

@@ -145,8 +145,25 @@ export interface ConversionCommitted {
   cashCents: number;
 }
 
-/** Called inside the transaction with every order it placed (one, or a whole batch in order). */
-export type OrderListener = (trx: Tx, changes: OrderCommitted[]) => Promise<void>;
+/**
+ * Whom a decision's placed orders may concern, known before its rows are written: the users of its trades and of
+ * the orders it cancelled, and how many trades and cancelled orders it made.
+ */
+export interface PlacedScope {
+  users: number[];
+  orders: number;
+}
+
+/**
+ * Called inside the transaction with every order it placed (one, or a whole batch in order), and with what its
+ * reader read, when it has one and the decision traded or cancelled.
+ */
+export type OrderListener<R = unknown> = (trx: Tx, changes: OrderCommitted[], read?: R) => Promise<void>;
+/**
+ * What a placed-orders listener reads before it can announce (preferences, subscriptions, ids), sent with the
+ * decision's writes so that it travels in their round trip instead of one of its own.
+ */
+export type OrderReader<R = unknown> = (trx: Tx, scope: PlacedScope) => Promise<R>;
 /** Called inside the transaction with the orders an amend shrank where they stand. */
 export type AmendListener = (trx: Tx, orders: OrderRow[]) => Promise<void>;
 /** Called inside the transaction with the orders a cancel, an expiry or a market close ended. */
@@ -158,7 +175,7 @@ export type ConversionListener = (trx: Tx, conversions: ConversionCommitted[]) =
 
 /** Who hears of committed changes: registered once, at composition. */
 export class TradingListeners {
-  readonly placed: OrderListener[] = [];
+  readonly placed: { announce: OrderListener; read?: OrderReader }[] = [];
   readonly ended: EndListener[] = [];
   readonly amended: AmendListener[] = [];
   readonly book: BookListener[] = [];
