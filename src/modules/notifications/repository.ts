@@ -17,7 +17,8 @@ export interface ReservedIds {
   at: Date;
 }
 
-export type NotificationRowOf = Selectable<DB['notifications']>;
+/** A feed item as stored. */
+export type NotificationRow = Selectable<DB['notifications']>;
 
 export class NotificationsRepository {
   /**
@@ -34,7 +35,7 @@ export class NotificationsRepository {
   }
 
   /** The rows feed items will have once written with reserved ids: the first `notifications.length` of them. */
-  rowsOf(notifications: NewNotification[], reserved: ReservedIds): NotificationRowOf[] {
+  rowsOf(notifications: NewNotification[], reserved: ReservedIds): NotificationRow[] {
     if (notifications.length > reserved.ids.length)
       throw new Error(`${notifications.length} feed items for ${reserved.ids.length} reserved ids`);
     return notifications.map((given, index) => ({
@@ -53,9 +54,9 @@ export class NotificationsRepository {
    * Writes feed items whose rows `rowsOf` made, in the transaction that reserved their ids (whose `now()` they
    * carry); nothing comes back.
    */
-  async insertRows(db: Queryable, rows: NotificationRowOf[]): Promise<void> {
+  async insertRows(db: Queryable, rows: NotificationRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const column = <K extends keyof NotificationRowOf>(key: K) => rows.map((row) => row[key]);
+    const column = <K extends keyof NotificationRow>(key: K) => rows.map((row) => row[key]);
     await sql`
       INSERT INTO notifications (id, user_id, type, title, body, data, created_at)
       OVERRIDING SYSTEM VALUE
@@ -70,7 +71,7 @@ export class NotificationsRepository {
    * Writes feed items and returns their rows. Only what the database adds (ids, times) comes back: the rest is what
    * was given, so a batch's titles, bodies and data are not sent back and parsed again.
    */
-  async insert(db: Queryable, notifications: NewNotification[]): Promise<Selectable<DB['notifications']>[]> {
+  async insert(db: Queryable, notifications: NewNotification[]): Promise<NotificationRow[]> {
     if (notifications.length === 0) return [];
     // One array per column, not a list of rows: the same text whatever the count, so it is prepared once.
     const column = <K extends keyof NewNotification>(key: K) => notifications.map((n) => n[key]);

@@ -4,9 +4,9 @@ import { sideBySide } from '../../platform/db/side-by-side.js';
 import type { Queryable } from '../../platform/db/types.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { decodeCursor, toPage } from '../../platform/http.js';
-import type { NewNotification, NotificationsRepository, ReservedIds } from './repository.js';
+import type { NewNotification, NotificationRow, NotificationsRepository, ReservedIds } from './repository.js';
 
-export type NotificationRow = Awaited<ReturnType<NotificationsRepository['insert']>>[number];
+export type { NotificationRow } from './repository.js';
 
 /** Called in the same transaction as each notification, e.g. to queue the matching webhook. */
 export type NotificationListener = (trx: Queryable, rows: NotificationRow[]) => Promise<void>;
