@@ -20,6 +20,20 @@ export interface ReservedIds {
 /** A feed item as stored. */
 export type NotificationRow = Selectable<DB['notifications']>;
 
+/** A feed item as stored: what was given, with what the database adds. */
+function storedRow(given: NewNotification, id: number, createdAt: Date): NotificationRow {
+  return {
+    id,
+    user_id: given.userId,
+    type: given.type,
+    title: given.title,
+    body: given.body,
+    data: given.data ?? {},
+    read_at: null,
+    created_at: createdAt,
+  };
+}
+
 export class NotificationsRepository {
   /**
    * Takes `count` ids for feed items, in the transaction that will write them, with the time they will carry
@@ -38,16 +52,7 @@ export class NotificationsRepository {
   rowsOf(notifications: NewNotification[], reserved: ReservedIds): NotificationRow[] {
     if (notifications.length > reserved.ids.length)
       throw new Error(`${notifications.length} feed items for ${reserved.ids.length} reserved ids`);
-    return notifications.map((given, index) => ({
-      id: reserved.ids[index] as number,
-      user_id: given.userId,
-      type: given.type,
-      title: given.title,
-      body: given.body,
-      data: given.data ?? {},
-      read_at: null,
-      created_at: reserved.at,
-    }));
+    return notifications.map((given, index) => storedRow(given, reserved.ids[index] as number, reserved.at));
   }
 
   /**
@@ -85,19 +90,9 @@ export class NotificationsRepository {
       ORDER BY v.ord
       RETURNING id, created_at`.execute(db);
     // The rows come back in the order they were inserted, which is the order given (as for the trades of a batch).
-    return rows.map((row, index) => {
-      const given = notifications[index] as NewNotification;
-      return {
-        id: row.id,
-        user_id: given.userId,
-        type: given.type,
-        title: given.title,
-        body: given.body,
-        data: given.data ?? {},
-        read_at: null,
-        created_at: row.created_at,
-      };
-    });
+    return rows.map((row, index) =>
+      storedRow(notifications[index] as NewNotification, row.id, row.created_at),
+    );
   }
 
   list(
