@@ -20,20 +20,6 @@ export interface ReservedIds {
 /** A feed item as stored. */
 export type NotificationRow = Selectable<DB['notifications']>;
 
-/** A feed item as stored: what was given, with what the database adds. */
-function storedRow(given: NewNotification, id: number, createdAt: Date): NotificationRow {
-  return {
-    id,
-    user_id: given.userId,
-    type: given.type,
-    title: given.title,
-    body: given.body,
-    data: given.data ?? {},
-    read_at: null,
-    created_at: createdAt,
-  };
-}
-
 export class NotificationsRepository {
   /**
    * Takes `count` ids for feed items, in the transaction that will write them, with the time they will carry
@@ -52,7 +38,16 @@ export class NotificationsRepository {
   rowsOf(notifications: NewNotification[], reserved: ReservedIds): NotificationRow[] {
     if (notifications.length > reserved.ids.length)
       throw new Error(`${notifications.length} feed items for ${reserved.ids.length} reserved ids`);
-    return notifications.map((given, index) => storedRow(given, reserved.ids[index] as number, reserved.at));
+    return notifications.map((given, index) => ({
+      id: reserved.ids[index] as number,
+      user_id: given.userId,
+      type: given.type,
+      title: given.title,
+      body: given.body,
+      data: given.data ?? {},
+      read_at: null,
+      created_at: reserved.at,
+    }));
   }
 
   /**
@@ -70,29 +65,6 @@ export class NotificationsRepository {
         ${textArray(column('type'))}::text[], ${textArray(column('title'))}::text[], ${textArray(column('body'))}::text[],
         ${textArray(rows.map((row) => JSON.stringify(row.data)))}::jsonb[])
         AS v(id, user_id, type, title, body, data)`.execute(db);
-  }
-
-  /**
-   * Writes feed items and returns their rows. Only what the database adds (ids, times) comes back: the rest is what
-   * was given, so a batch's titles, bodies and data are not sent back and parsed again.
-   */
-  async insert(db: Queryable, notifications: NewNotification[]): Promise<NotificationRow[]> {
-    if (notifications.length === 0) return [];
-    // One array per column, not a list of rows: the same text whatever the count, so it is prepared once.
-    const column = <K extends keyof NewNotification>(key: K) => notifications.map((n) => n[key]);
-    const { rows } = await sql<{ id: number; created_at: Date }>`
-      INSERT INTO notifications (user_id, type, title, body, data)
-      SELECT v.user_id, v.type, v.title, v.body, v.data
-      FROM unnest(${numberArray(column('userId'))}::bigint[], ${textArray(column('type'))}::text[],
-        ${textArray(column('title'))}::text[], ${textArray(column('body'))}::text[],
-        ${textArray(notifications.map((n) => JSON.stringify(n.data ?? {})))}::jsonb[])
-        WITH ORDINALITY AS v(user_id, type, title, body, data, ord)
-      ORDER BY v.ord
-      RETURNING id, created_at`.execute(db);
-    // The rows come back in the order they were inserted, which is the order given (as for the trades of a batch).
-    return rows.map((row, index) =>
-      storedRow(notifications[index] as NewNotification, row.id, row.created_at),
-    );
   }
 
   list(

@@ -28,8 +28,8 @@ export class NotificationsService {
   }
 
   /**
-   * Writes feed items and tells the listeners. With ids the caller took beforehand (`reserve`, side by side with
-   * its other reads), the write and the listeners' statements go out together instead of one after the other.
+   * Writes feed items and tells the listeners, whose statements go out with the write. The items' ids are those the
+   * caller reserved side by side with its other reads (`reserve`), or are reserved here first.
    */
   async notify(
     trx: Queryable,
@@ -37,12 +37,7 @@ export class NotificationsService {
     reserved?: ReservedIds,
   ): Promise<void> {
     const list = Array.isArray(items) ? items : [items];
-    if (!reserved) {
-      const rows = await this.notifications.insert(trx, list);
-      await sideBySide(this.listeners.map((listener) => listener(trx, rows)));
-      return;
-    }
-    const rows = this.notifications.rowsOf(list, reserved);
+    const rows = this.notifications.rowsOf(list, reserved ?? (await this.reserve(trx, list.length)));
     await sideBySide([
       this.notifications.insertRows(trx, rows),
       ...this.listeners.map((listener) => listener(trx, rows)),
