@@ -1,15 +1,24 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import type { Database } from '../../src/platform/db/database.js';
 import { pipelining, sideBySide } from '../../src/platform/db/side-by-side.js';
 import { createTestDatabase, TEST_DATABASE_URL } from '../support/app.js';
+
+/** Runs `test` on a throw-away database holding an empty table `side_by_side (n int PRIMARY KEY)`. */
+async function withTable(test: (database: Database) => Promise<void>): Promise<void> {
+  const created = await createTestDatabase();
+  try {
+    await sql`CREATE TABLE side_by_side (n int PRIMARY KEY)`.execute(created.database.db);
+    await test(created.database);
+  } finally {
+    await created.drop();
+  }
+}
 
 /** The statements of one transaction sent side by side (PGlite, or PostgreSQL with TEST_DATABASE_URL). */
 describe('statements side by side in one transaction', () => {
   it('runs them in the order made and answers each its own result', async () => {
-    const test = await createTestDatabase();
-    const { database } = test;
-    try {
-      await sql`CREATE TABLE side_by_side (n int PRIMARY KEY)`.execute(database.db);
+    await withTable(async (database) => {
       const results = await database.db
         .transaction()
         .execute((transaction) =>
@@ -25,16 +34,11 @@ describe('statements side by side in one transaction', () => {
       // Each SELECT sees the INSERTs before it and none after.
       expect(results[1].rows[0]?.n).toBe(1);
       expect(results[3].rows[0]?.n).toBe(2);
-    } finally {
-      await test.drop();
-    }
+    });
   });
 
   it('fails with the first statement that failed, and the transaction writes nothing', async () => {
-    const test = await createTestDatabase();
-    const { database } = test;
-    try {
-      await sql`CREATE TABLE side_by_side (n int PRIMARY KEY)`.execute(database.db);
+    await withTable(async (database) => {
       const failed = database.db
         .transaction()
         .execute((transaction) =>
@@ -61,16 +65,11 @@ describe('statements side by side in one transaction', () => {
         );
       const after = await sql<{ n: number }>`SELECT n FROM side_by_side ORDER BY n`.execute(database.db);
       expect(after.rows).toEqual([{ n: 3 }, { n: 4 }]);
-    } finally {
-      await test.drop();
-    }
+    });
   });
 
   it('a statement that awaits the one before it still sees what that one wrote', async () => {
-    const test = await createTestDatabase();
-    const { database } = test;
-    try {
-      await sql`CREATE TABLE side_by_side (n int PRIMARY KEY)`.execute(database.db);
+    await withTable(async (database) => {
       const seen = await database.db.transaction().execute((transaction) =>
         pipelining(transaction, async (trx) => {
           await sql`INSERT INTO side_by_side VALUES (1)`.execute(trx);
@@ -80,9 +79,7 @@ describe('statements side by side in one transaction', () => {
         }),
       );
       expect(seen.rows).toEqual([{ n: 1 }, { n: 2 }]);
-    } finally {
-      await test.drop();
-    }
+    });
   });
 });
 
