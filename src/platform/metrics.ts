@@ -42,7 +42,8 @@ export function createMetrics(): Metrics {
       name: 'exchange_order_batch_step_seconds_total',
       help:
         "Wall time of the order pipeline's transactions by step: lock (waiting for the market's lock and the batch " +
-        'before), hold, decide_write, answer, announce, commit',
+        'before), hold, decide_write (deciding, reading ahead, sending the writes), answer (making the answers and ' +
+        'the announcements), announce (until every statement has answered), commit',
       labelNames: ['step'],
       registers: [registry],
     }),

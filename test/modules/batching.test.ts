@@ -223,4 +223,81 @@ describe('the batched order path', () => {
     expect(openAsks).toEqual([]);
     await expectInvariants(db.database);
   });
+
+  it('tells each order the trades and book version that were written for it', async () => {
+    const market = await createMarket(a.app, admin.token, { options: [{ label: 'Yes', liquidityCents: 0 }] });
+    const optionId = market.options[0]!.id;
+    const makers = await Promise.all(Array.from({ length: 4 }, () => newUser(a.app)));
+    const takers = await Promise.all(Array.from({ length: 4 }, () => newUser(b.app)));
+    for (const [i, maker] of makers.entries()) {
+      const res = await limitOrder(a.app, maker.token, {
+        optionId,
+        side: 'NO',
+        action: 'BUY',
+        quantity: 5,
+        price: 50 - i,
+      });
+      expect(res.statusCode).toBe(201);
+    }
+    // Sent together, so that they ride one batch: each crosses one or two of the makers' asks.
+    const placed = await Promise.all(
+      takers.map((taker, i) =>
+        limitOrder(b.app, taker.token, { optionId, side: 'YES', action: 'BUY', quantity: 3 + i, price: 54 }),
+      ),
+    );
+    expect(placed.map((res) => res.statusCode)).toEqual([201, 201, 201, 201]);
+    const told = placed.flatMap((res) =>
+      (res.json().trades as { id: string; orderId: string; quantity: number; priceCents: number }[]).map(
+        (trade) => ({ ...trade, orderId: res.json().id as string }),
+      ),
+    );
+    expect(told.reduce((sum, trade) => sum + trade.quantity, 0)).toBe(3 + 4 + 5 + 6);
+    const stored = await db.database.db
+      .selectFrom('trades as t')
+      .innerJoin('fills as f', 'f.id', 't.fill_id')
+      .select(['t.id', 't.order_id', 't.quantity', 't.price_cents', 'f.taker_order_id', 'f.option_id'])
+      .where(
+        't.id',
+        'in',
+        told.map((trade) => Number(trade.id)),
+      )
+      .orderBy('t.id')
+      .execute();
+    expect(
+      stored.map((row) => ({
+        id: String(row.id),
+        orderId: String(row.order_id),
+        quantity: Number(row.quantity),
+        priceCents: row.price_cents,
+      })),
+    ).toEqual(
+      [...told]
+        .sort((x, y) => Number(x.id) - Number(y.id))
+        .map(({ id, orderId, quantity, priceCents }) => ({ id, orderId, quantity, priceCents })),
+    );
+    for (const row of stored) {
+      expect(String(row.taker_order_id)).toBe(String(row.order_id));
+      expect(String(row.option_id)).toBe(optionId);
+    }
+    // The orders are stamped with the version their batch left the book at; the last batch left the option's.
+    const option = await db.database.db
+      .selectFrom('options')
+      .select('book_version')
+      .where('id', '=', Number(optionId))
+      .executeTakeFirstOrThrow();
+    const versions = await db.database.db
+      .selectFrom('orders')
+      .select('book_version')
+      .where(
+        'id',
+        'in',
+        placed.map((res) => Number(res.json().id)),
+      )
+      .orderBy('id')
+      .execute();
+    const stamped = versions.map((row) => Number(row.book_version));
+    expect(stamped).toEqual([...stamped].sort((x, y) => x - y));
+    expect(stamped.at(-1)).toBe(Number(option.book_version));
+    await expectInvariants(db.database);
+  });
 });

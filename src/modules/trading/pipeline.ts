@@ -97,7 +97,17 @@ interface MarketQueue {
 /** The longest a committed batch's answers wait for the next transaction to send its writes. */
 const ANSWER_HOLD_MS = 10;
 
-/** What a decision's write gave back: each changed book's new version, and the rows made with their ids. */
+/** What a decision's writes need besides the decision, read first. */
+interface ReadAhead {
+  /** The positions of holders the decision touched that were not locked yet. */
+  positions: Map<string, PositionState>;
+  fillIds: number[];
+  tradeIds: number[];
+  /** What each placed-orders listener's reader read (undefined: it has none, or nothing to read). */
+  reads: unknown[];
+}
+
+/** What a decision's writes write: each option's book version after them, and the rows made with their ids. */
 interface Written {
   bookVersions: Map<number, number>;
   trades: TradeRow[];
@@ -336,7 +346,7 @@ export class OrderPipeline {
     return outcomes;
   }
 
-  /** The life of a batch: admit → hold → decide → write → answer → announce. */
+  /** The life of a batch: admit → hold → decide → write, answer and announce. */
   private async run(
     trx: Tx,
     market: LockedMarket,
@@ -353,34 +363,54 @@ export class OrderPipeline {
     const taken = todo.map((index) => requests[index] as BookRequest);
     const { holdings, instructions } = await this.hold(trx, market, taken);
     clock?.lap('hold');
-    const { decision, written } = await this.decideAndWrite(trx, market, holdings, instructions, writing);
-    clock?.lap('decide_write');
-    const answers = await this.answer(trx, market, decision, written, taken);
-    clock?.lap('answer');
+    const answers = await this.decideAndWrite(trx, market, holdings, instructions, taken, clock, writing);
     todo.forEach((index, at) => {
       outcomes[index] = answers[at];
     });
-    if (written) await this.announce(trx, market, decision, written);
-    clock?.lap('announce');
     return outcomes as BookOutcome[];
   }
 
-  /** Decides on the books held in memory and writes the decision; a failure leaves no book in memory behind. */
+  /**
+   * Decides on the books held in memory; then writes the decision, answers it and announces it side by side.
+   * Nothing the answers and the listeners say waits for the writes to answer: the holders the decision touched,
+   * ids for its fills and trades and what the listeners read are read first, and the book versions the writes
+   * leave are known, so every statement goes out with the writes. A failure leaves no book in memory behind.
+   */
   private async decideAndWrite(
     trx: Tx,
     market: LockedMarket,
     holdings: Holdings,
     instructions: Instruction[],
+    requests: BookRequest[],
+    clock?: StepClock,
     writing?: () => void,
-  ): Promise<{ decision: Decision; written: Written | null }> {
+  ): Promise<BookOutcome[]> {
     const books = new Map<number, BookState>();
     for (const option of market.options) books.set(option.id, await this.books.load(trx, option));
     try {
       const decision = decide(books, marketState(market, this.settings.takerFeeBps), holdings, instructions);
-      const written = decision.changed ? await this.write(trx, market, decision, holdings, writing) : null;
-      if (written)
-        for (const [optionId, version] of written.bookVersions) this.books.written(trx, optionId, version);
-      return { decision, written };
+      if (!decision.changed) {
+        clock?.lap('decide_write');
+        const answers = await this.answer(trx, market, decision, null, requests);
+        clock?.lap('answer');
+        return answers;
+      }
+      const ahead = await this.readAhead(trx, decision, holdings);
+      const { sent, written } = this.write(trx, market, decision, holdings, ahead);
+      for (const [optionId, version] of written.bookVersions) this.books.written(trx, optionId, version);
+      clock?.lap('decide_write');
+      writing?.();
+      const answered = this.answer(trx, market, decision, written, requests);
+      const announced = this.announce(trx, market, decision, written);
+      clock?.lap('answer');
+      const [bookVersions, answers] = await sideBySide([sent, answered, announced] as const);
+      // The answers and the listeners were told the versions before the writes answered; should the database have
+      // written others (a writer outside the market's lock), the transaction goes no further.
+      for (const [optionId, version] of bookVersions)
+        if (written.bookVersions.get(optionId) !== version)
+          throw new Error(`option ${optionId} written at book version ${version}, not the one announced`);
+      clock?.lap('announce');
+      return answers;
     } catch (error) {
       for (const option of market.options) this.books.forget(option.id);
       throw error;
@@ -475,39 +505,56 @@ export class OrderPipeline {
   }
 
   /**
-   * Writes a decision: the positions it changed (holders not locked yet are locked and read first), one statement
-   * for the exchange's rows and one for the ledger, however many orders it holds; and the conversions it made.
+   * What writing, answering and announcing a decision need from the database, in one round trip: the positions it
+   * changed of holders not locked yet (locked and read), ids for its fills and trades, and what the placed-orders
+   * listeners read.
    */
-  private async write(
-    trx: Tx,
-    market: LockedMarket,
-    decision: Decision,
-    holdings: Holdings,
-    writing?: () => void,
-  ): Promise<Written> {
+  private async readAhead(trx: Tx, decision: Decision, holdings: Holdings): Promise<ReadAhead> {
     const unread = [...decision.positions].filter(([key]) => !holdings.positions.has(key));
-    const read = positionMap(
-      await this.trading.lockPositions(
+    const [positions, ids, reads] = await sideBySide([
+      this.trading.lockPositions(
         trx,
         [...new Set(unread.map(([, p]) => p.optionId))],
         [...new Set(unread.map(([, p]) => p.userId))],
       ),
-    );
+      this.trading.takeFillAndTradeIds(trx, decision.fills.length, decision.trades.length),
+      this.readForListeners(trx, decision),
+    ] as const);
+    return { positions: positionMap(positions), ...ids, reads };
+  }
+
+  /**
+   * Sends a decision's writes: one statement for the exchange's rows and one for the ledger, however many orders it
+   * holds, and the conversions it made. Gives what they will have written, and the book versions as written.
+   */
+  private write(
+    trx: Tx,
+    market: LockedMarket,
+    decision: Decision,
+    holdings: Holdings,
+    ahead: ReadAhead,
+  ): { sent: Promise<Map<number, number>>; written: Written } {
     const positions = [...decision.positions].map(([key, { userId, optionId, side, changes }]) => ({
       userId,
       optionId,
       side,
-      state: applyPositionChanges(holdings.positions.get(key) ?? read.get(key) ?? EMPTY_POSITION, changes),
+      state: applyPositionChanges(
+        holdings.positions.get(key) ?? ahead.positions.get(key) ?? EMPTY_POSITION,
+        changes,
+      ),
     }));
+    const options = optionChanges(market, decision);
     const sent = sideBySide([
       this.trading.writeBatch(trx, {
         eventId: market.eventId,
         orders: [...decision.orders.values()],
         newOrderIds: decision.newOrderIds,
         fills: decision.fills,
+        fillIds: ahead.fillIds,
         trades: decision.trades,
+        tradeIds: ahead.tradeIds,
         positions,
-        options: optionChanges(market, decision),
+        options,
       }),
       this.ledger.postMany(trx, decision.entries),
       this.trading.insertConversions(
@@ -518,13 +565,10 @@ export class OrderPipeline {
             : [],
         ),
       ),
-      this.readForListeners(trx, decision),
-    ] as const);
-    writing?.();
-    const [{ bookVersions, fillIds, tradeIds }, , , reads] = await sent;
+    ] as const).then(([bookVersions]) => bookVersions);
     const trades = decision.trades.map((trade, index) => ({
-      id: tradeIds[index] as number,
-      fill_id: fillIds[trade.fillIndex] as number,
+      id: ahead.tradeIds[index] as number,
+      fill_id: ahead.fillIds[trade.fillIndex] as number,
       order_id: trade.orderId,
       user_id: trade.userId,
       option_id: decision.fills[trade.fillIndex]?.optionId as number,
@@ -537,10 +581,13 @@ export class OrderPipeline {
       liquidity: trade.liquidity,
       created_at: market.dbNow,
     }));
-    return { bookVersions, trades, fillIds, reads };
+    const bookVersions = new Map(
+      options.map((o) => [o.optionId, o.bookVersion + (o.bookChanged ? 1 : 0)] as const),
+    );
+    return { sent, written: { bookVersions, trades, fillIds: ahead.fillIds, reads: ahead.reads } };
   }
 
-  /** The placed-orders listeners' reads, made side by side with the writes, when the decision traded or cancelled. */
+  /** The placed-orders listeners' reads, when the decision traded or cancelled. */
   private readForListeners(trx: Tx, decision: Decision): Promise<unknown[]> {
     const scope = placedScope(decision);
     if (scope.orders === 0) return Promise.resolve([]);

@@ -228,11 +228,31 @@ export class TradingRepository {
     };
   }
 
+  /** Takes ids for a decision's fills and trades from their sequences, each in order. */
+  async takeFillAndTradeIds(
+    db: Queryable,
+    fills: number,
+    trades: number,
+  ): Promise<{ fillIds: number[]; tradeIds: number[] }> {
+    if (fills === 0 && trades === 0) return { fillIds: [], tradeIds: [] };
+    const { rows } = await sql<{
+      fill_ids: (number | string)[] | null;
+      trade_ids: (number | string)[] | null;
+    }>`
+      SELECT (SELECT array_agg(id ORDER BY id) FROM (
+          SELECT nextval(pg_get_serial_sequence('fills', 'id')) AS id FROM generate_series(1, ${fills}::int)
+        ) taken) AS fill_ids,
+        (SELECT array_agg(id ORDER BY id) FROM (
+          SELECT nextval(pg_get_serial_sequence('trades', 'id')) AS id FROM generate_series(1, ${trades}::int)
+        ) taken) AS trade_ids`.execute(db);
+    const row = rows[0];
+    return { fillIds: (row?.fill_ids ?? []).map(Number), tradeIds: (row?.trade_ids ?? []).map(Number) };
+  }
+
   /**
-   * Writes what a decision decided, in one statement: its new orders (in their final state), its fills (ids taken
-   * from the sequence in the statement), its trades, the resting orders it changed, the positions it changed and
-   * the state of each option it changed. Returns the new book version of each option whose book changed, and the fill
-   * and trade ids, in the order given.
+   * Writes what a decision decided, in one statement: its new orders (in their final state), its fills and its
+   * trades (with the ids taken for them, in the order given), the resting orders it changed, the positions it
+   * changed and the state of each option it changed. Returns each changed option's book version as written.
    */
   async writeBatch(
     db: Queryable,
@@ -241,11 +261,13 @@ export class TradingRepository {
       orders: OrderState[];
       newOrderIds: Set<number>;
       fills: DecidedFill[];
+      fillIds: number[];
       trades: TradeRecord[];
+      tradeIds: number[];
       positions: { userId: number; optionId: number; side: SideText; state: PositionState }[];
       options: OptionChange[];
     },
-  ): Promise<{ bookVersions: Map<number, number>; fillIds: number[]; tradeIds: number[] }> {
+  ): Promise<Map<number, number>> {
     const { eventId, fills, trades, positions, options } = batch;
     const orders = batch.orders.filter((o) => batch.newOrderIds.has(o.id));
     const changedOrders = batch.orders.filter((o) => !batch.newOrderIds.has(o.id));
@@ -255,16 +277,8 @@ export class TradingRepository {
     const order = <K extends keyof OrderState>(key: K) => orders.map((row) => row[key]);
     const trade = <K extends keyof TradeRecord>(key: K) => trades.map((row) => row[key]);
     const option = <K extends keyof OptionChange>(key: K) => options.map((row) => row[key]);
-    const { rows } = await sql<{
-      versions: [number | string, number | string][] | null;
-      fill_ids: (number | string)[] | null;
-      trade_ids: (number | string)[] | null;
-    }>`
-      WITH fill_ids AS MATERIALIZED (
-        SELECT ord, nextval(pg_get_serial_sequence('fills', 'id')) AS id
-        FROM generate_series(1, ${fills.length}::int) AS ord
-      ),
-      new_orders AS (
+    const { rows } = await sql<{ versions: [number | string, number | string][] | null }>`
+      WITH new_orders AS (
         INSERT INTO orders (id, user_id, option_id, kind, side, action, price_cents, book_side, book_price, quantity,
           filled_quantity, reserved_cents, status, cancel_reason, client_order_id, expires_at, time_in_force,
           post_only, placed_by, replaces_order_id, created_at, updated_at, book_version)
@@ -287,28 +301,24 @@ export class TradingRepository {
       new_fills AS (
         INSERT INTO fills (id, option_id, yes_price, quantity, kind, taker_order_id, maker_order_id)
         OVERRIDING SYSTEM VALUE
-        SELECT fill_ids.id, v.option_id, v.yes_price, v.quantity, v.kind, v.taker, v.maker
-        FROM unnest(${numberArray(fills.map((f) => f.optionId))}::bigint[], ${numberArray(fills.map((f) => f.yesPrice))}::int[],
-          ${numberArray(fills.map((f) => f.quantity))}::bigint[], ${textArray(fills.map((f) => f.kind))}::text[],
-          ${numberArray(fills.map((f) => f.takerOrderId))}::bigint[], ${numberArray(fills.map((f) => f.makerOrderId))}::bigint[])
-          WITH ORDINALITY AS v(option_id, yes_price, quantity, kind, taker, maker, ord)
-        JOIN fill_ids USING (ord)
+        SELECT * FROM unnest(${numberArray(batch.fillIds)}::bigint[], ${numberArray(fills.map((f) => f.optionId))}::bigint[],
+          ${numberArray(fills.map((f) => f.yesPrice))}::int[], ${numberArray(fills.map((f) => f.quantity))}::bigint[],
+          ${textArray(fills.map((f) => f.kind))}::text[], ${numberArray(fills.map((f) => f.takerOrderId))}::bigint[],
+          ${numberArray(fills.map((f) => f.makerOrderId))}::bigint[])
       ),
       new_trades AS (
-        INSERT INTO trades (option_id, event_id, fill_id, order_id, user_id, side, action, quantity, price_cents,
+        INSERT INTO trades (id, option_id, event_id, fill_id, order_id, user_id, side, action, quantity, price_cents,
           fee_cents, liquidity)
-        SELECT v.option_id, ${eventId}::bigint, fill_ids.id, v.order_id, v.user_id, v.side, v.action,
+        OVERRIDING SYSTEM VALUE
+        SELECT v.id, v.option_id, ${eventId}::bigint, v.fill_id, v.order_id, v.user_id, v.side, v.action,
           v.quantity, v.price_cents, v.fee_cents, v.liquidity
-        FROM unnest(${numberArray(trades.map((t) => t.fillIndex + 1))}::int[],
-          ${numberArray(trades.map((t) => (fills[t.fillIndex] as DecidedFill).optionId))}::bigint[], ${numberArray(trade('orderId'))}::bigint[],
+        FROM unnest(${numberArray(batch.tradeIds)}::bigint[],
+          ${numberArray(trades.map((t) => (fills[t.fillIndex] as DecidedFill).optionId))}::bigint[],
+          ${numberArray(trades.map((t) => batch.fillIds[t.fillIndex] as number))}::bigint[], ${numberArray(trade('orderId'))}::bigint[],
           ${numberArray(trade('userId'))}::bigint[], ${textArray(trade('side'))}::text[], ${textArray(trade('action'))}::text[],
           ${numberArray(trade('quantity'))}::bigint[], ${numberArray(trade('priceCents'))}::int[], ${numberArray(trade('feeCents'))}::bigint[],
           ${textArray(trade('liquidity'))}::text[])
-          WITH ORDINALITY AS v(fill_ord, option_id, order_id, user_id, side, action, quantity, price_cents, fee_cents,
-            liquidity, ord)
-        JOIN fill_ids ON fill_ids.ord = v.fill_ord
-        ORDER BY v.ord
-        RETURNING id
+          AS v(id, option_id, fill_id, order_id, user_id, side, action, quantity, price_cents, fee_cents, liquidity)
       ),
       changed_orders AS (
         UPDATE orders SET quantity = v.quantity, filled_quantity = v.filled, reserved_cents = v.reserved,
@@ -349,15 +359,10 @@ export class TradingRepository {
         WHERE options.id = v.id
         RETURNING options.id, options.book_version
       )
-      SELECT (SELECT json_agg(json_build_array(id, book_version)) FROM changed_options) AS versions,
-        (SELECT array_agg(id ORDER BY ord) FROM fill_ids) AS fill_ids,
-        (SELECT array_agg(id ORDER BY id) FROM new_trades) AS trade_ids`.execute(db);
-    const row = rows[0];
-    return {
-      bookVersions: new Map((row?.versions ?? []).map(([id, version]) => [Number(id), Number(version)])),
-      fillIds: (row?.fill_ids ?? []).map(Number),
-      tradeIds: (row?.trade_ids ?? []).map(Number),
-    };
+      SELECT (SELECT json_agg(json_build_array(id, book_version)) FROM changed_options) AS versions`.execute(
+      db,
+    );
+    return new Map((rows[0]?.versions ?? []).map(([id, version]) => [Number(id), Number(version)]));
   }
 
   /** Records conversions, in order; returns their ids. */
