@@ -69,7 +69,7 @@ export class TradingEvents {
    * What announcing a decision's placed orders needs to read, for every user it may concern (`scope.users`, the
    * owners of the orders that traded or were cancelled, or more): who turned trade notifications off, their webhook
    * subscriptions, and ids for at most one feed item per trade and per order cancelled (`scope.orders`), so that
-   * the feed items and their notices are then written in one go. The order pipeline sends it with the writes.
+   * the feed items and their notices are then written in one go. The order pipeline sends it before the writes.
    */
   async read(trx: Tx, scope: PlacedScope): Promise<PlacedReads> {
     const [off, subscriptions, reserved] = await sideBySide([
@@ -81,7 +81,7 @@ export class TradingEvents {
   }
 
   /**
-   * `read`: what `read` gave with the decision's writes; the pipeline reads whenever a decision traded or cancelled,
+   * `read`: what `read` gave before the decision's writes; the pipeline reads whenever a decision traded or cancelled,
    * which is when there is anything to announce here.
    */
   async ordersCommitted(trx: Tx, changes: OrderCommitted[], read?: PlacedReads): Promise<void> {

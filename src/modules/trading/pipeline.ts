@@ -112,7 +112,7 @@ interface Written {
   bookVersions: Map<number, number>;
   trades: TradeRow[];
   fillIds: number[];
-  /** What each placed-orders listener's reader read with the writes (undefined: it has none, or nothing to read). */
+  /** What each placed-orders listener's reader read ahead (undefined: it has none, or nothing to read). */
   reads: unknown[];
 }
 

@@ -98,8 +98,8 @@ export class TradingService {
   private readonly settings: TradingSettings;
 
   /**
-   * Called inside the transaction with every order it placed; `read`, when given, runs with the decision's writes
-   * (when it traded or cancelled) and its answer is handed to the listener.
+   * Called inside the transaction with every order it placed; `read`, when given, runs in the decision's read-ahead,
+   * before its writes (when it traded or cancelled), and its answer is handed to the listener.
    */
   onOrderCommitted<R>(listener: OrderListener<R>, read?: OrderReader<R>): void {
     this.listeners.placed.push(

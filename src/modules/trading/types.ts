@@ -160,8 +160,8 @@ export interface PlacedScope {
  */
 export type OrderListener<R = unknown> = (trx: Tx, changes: OrderCommitted[], read?: R) => Promise<void>;
 /**
- * What a placed-orders listener reads before it can announce (preferences, subscriptions, ids), sent with the
- * decision's writes so that it travels in their round trip instead of one of its own.
+ * What a placed-orders listener reads before it can announce (preferences, subscriptions, ids), sent in the round
+ * trip the pipeline makes anyway once the decision is made (its read-ahead), instead of one of its own.
  */
 export type OrderReader<R = unknown> = (trx: Tx, scope: PlacedScope) => Promise<R>;
 /** Called inside the transaction with the orders an amend shrank where they stand. */
