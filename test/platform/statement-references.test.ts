@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditRepository } from '../../src/modules/ledger/audit.js';
 import { createTestApp, expectInvariants, type TestApp, type TestDatabase } from '../support/app.js';
 import { ADMIN_EMAIL, createMarket, limitOrder } from '../support/exchange.js';
 import { newUser } from '../support/factories.js';
@@ -126,6 +127,26 @@ describe('references checked once per statement', () => {
     const { rows: spare } = await sql<{ id: number }>`
       INSERT INTO journal_entries (kind, memo) VALUES ('adjustment', 'unused') RETURNING id`.execute(db);
     await sql`DELETE FROM journal_entries WHERE id = ${spare[0]?.id}`.execute(db);
+    await expectInvariants(t.database);
+  });
+
+  it('are checked again by the audit, which names what points nowhere', async () => {
+    const rolledBack = new Error('rolled back');
+    const audited = t.database.db.transaction().execute(async (trx) => {
+      // A row no statement could write: its check switched off for this transaction only.
+      await sql`ALTER TABLE postings DISABLE TRIGGER references_checked`.execute(trx);
+      const { rows } = await sql<{ id: number }>`
+        INSERT INTO postings (entry_id, account_id, amount)
+        SELECT entry_id, ${MISSING}, 1 FROM postings ORDER BY id LIMIT 1 RETURNING id`.execute(trx);
+      const results = await new AuditRepository().run(trx);
+      expect(results.find((result) => result.invariant.startsWith('7.'))).toEqual({
+        invariant: '7. every reference points at a row that exists',
+        ok: false,
+        violations: [`postings ${rows[0]?.id}: account_id ${MISSING} is not in ledger_accounts`],
+      });
+      throw rolledBack;
+    });
+    await expect(audited).rejects.toBe(rolledBack);
     await expectInvariants(t.database);
   });
 });

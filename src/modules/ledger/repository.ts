@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { type AccountRef, accountKey, type JournalEntry, normaliseEntry } from '../../exchange/ledger.js';
 import { numberArray, textArray } from '../../platform/db/arrays.js';
 import type { DB } from '../../platform/db/schema.js';
+import { nextId } from '../../platform/db/sequences.js';
 import type { Queryable, Tx } from '../../platform/db/types.js';
 import { InsufficientFundsError } from '../../platform/errors.js';
 
@@ -94,7 +95,7 @@ export class LedgerRepository {
     );
     await sql`
       WITH entry_ids AS MATERIALIZED (
-        SELECT ord, nextval(pg_get_serial_sequence('journal_entries', 'id')) AS id
+        SELECT ord, ${nextId('journal_entries')} AS id
         FROM generate_series(1, ${normalised.length}::int) AS ord
       ),
       balances AS (

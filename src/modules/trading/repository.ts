@@ -13,6 +13,7 @@ import type {
   SideText,
   TradesTable,
 } from '../../platform/db/schema.js';
+import { nextId } from '../../platform/db/sequences.js';
 import type { Queryable } from '../../platform/db/types.js';
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -219,7 +220,7 @@ export class TradingRepository {
       )
       SELECT (SELECT json_agg(json_build_array(user_id, balance)) FROM cash) AS cash,
         (SELECT array_agg(id ORDER BY id) FROM (
-          SELECT nextval(pg_get_serial_sequence('orders', 'id')) AS id FROM generate_series(1, ${count}::int)
+          SELECT ${nextId('orders')} AS id FROM generate_series(1, ${count}::int)
         ) taken) AS ids`.execute(db);
     const row = rows[0];
     return {
@@ -240,10 +241,10 @@ export class TradingRepository {
       trade_ids: (number | string)[] | null;
     }>`
       SELECT (SELECT array_agg(id ORDER BY id) FROM (
-          SELECT nextval(pg_get_serial_sequence('fills', 'id')) AS id FROM generate_series(1, ${fills}::int)
+          SELECT ${nextId('fills')} AS id FROM generate_series(1, ${fills}::int)
         ) taken) AS fill_ids,
         (SELECT array_agg(id ORDER BY id) FROM (
-          SELECT nextval(pg_get_serial_sequence('trades', 'id')) AS id FROM generate_series(1, ${trades}::int)
+          SELECT ${nextId('trades')} AS id FROM generate_series(1, ${trades}::int)
         ) taken) AS trade_ids`.execute(db);
     const row = rows[0];
     return { fillIds: (row?.fill_ids ?? []).map(Number), tradeIds: (row?.trade_ids ?? []).map(Number) };
@@ -423,9 +424,7 @@ export class TradingRepository {
   async takeConversionIds(db: Queryable, count: number): Promise<number[]> {
     if (count === 0) return [];
     const { rows } = await sql<{ id: number | string }>`
-      SELECT nextval(pg_get_serial_sequence('conversions', 'id')) AS id FROM generate_series(1, ${count}::int)`.execute(
-      db,
-    );
+      SELECT ${nextId('conversions')} AS id FROM generate_series(1, ${count}::int)`.execute(db);
     return rows.map((row) => Number(row.id));
   }
 
