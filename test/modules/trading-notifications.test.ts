@@ -47,8 +47,8 @@ describe('fills', () => {
   it('tells the taker once per order (its fills aggregated) and each maker once, in words', async () => {
     const optionId = await market('India vs Australia');
     const [makerA, makerB, taker] = [await newUser(t.app), await newUser(t.app), await newUser(t.app)];
-    await order(makerA, optionId, 'NO', 4, 48);
-    await order(makerB, optionId, 'NO', 6, 47);
+    const restingA = await order(makerA, optionId, 'NO', 4, 48);
+    const restingB = await order(makerB, optionId, 'NO', 6, 47);
     const take = await order(taker, optionId, 'YES', 10, 55);
     expect(take.json().trades).toHaveLength(2);
 
@@ -71,6 +71,15 @@ describe('fills', () => {
     expect((await feedOf(makerB, 'order.filled'))[0]!.body).toBe(
       'Your order to buy 6 NO of India vs Australia (India) at 47¢ filled 6 at 47¢.',
     );
+    // Written in one statement with the taker's: each item keeps its own data.
+    expect((await feedOf(makerA, 'order.filled'))[0]!.data).toMatchObject({
+      orderId: restingA.json().id,
+      filledQuantity: 4,
+    });
+    expect((await feedOf(makerB, 'order.filled'))[0]!.data).toMatchObject({
+      orderId: restingB.json().id,
+      filledQuantity: 6,
+    });
   });
 
   it('says what is left: still open on the book, or cancelled for a market trade', async () => {

@@ -58,14 +58,15 @@ export class NotificationsRepository {
   async insertRows(db: Queryable, rows: NotificationRow[]): Promise<void> {
     if (rows.length === 0) return;
     const column = <K extends keyof NotificationRow>(key: K) => rows.map((row) => row[key]);
+    // The data as one JSON array, its elements taken by position: as an array of texts, each item's JSON would
+    // have every `"` escaped.
     await sql`
       INSERT INTO notifications (id, user_id, type, title, body, data, created_at)
       OVERRIDING SYSTEM VALUE
-      SELECT v.id, v.user_id, v.type, v.title, v.body, v.data, now()
+      SELECT v.id, v.user_id, v.type, v.title, v.body, ${JSON.stringify(column('data'))}::jsonb -> (v.ord::int - 1), now()
       FROM unnest(${numberArray(column('id'))}::bigint[], ${numberArray(column('user_id'))}::bigint[],
-        ${textArray(column('type'))}::text[], ${textArray(column('title'))}::text[], ${textArray(column('body'))}::text[],
-        ${textArray(rows.map((row) => JSON.stringify(row.data)))}::jsonb[])
-        AS v(id, user_id, type, title, body, data)`.execute(db);
+        ${textArray(column('type'))}::text[], ${textArray(column('title'))}::text[], ${textArray(column('body'))}::text[])
+        WITH ORDINALITY AS v(id, user_id, type, title, body, ord)`.execute(db);
   }
 
   list(
