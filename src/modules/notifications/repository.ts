@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import { numberArray, textArray } from '../../platform/db/arrays.js';
 import type { DB } from '../../platform/db/schema.js';
-import { nextId } from '../../platform/db/sequences.js';
+import { takenIds } from '../../platform/db/sequences.js';
 import type { Queryable } from '../../platform/db/types.js';
 
 export interface NewNotification {
@@ -29,8 +29,7 @@ export class NotificationsRepository {
    */
   async reserve(db: Queryable, count: number): Promise<ReservedIds> {
     const { rows } = await sql<{ ids: (number | string)[] | null; at: Date }>`
-      SELECT array_agg(${nextId('notifications')} ORDER BY n) AS ids, now() AS at
-      FROM generate_series(1, ${count}::int) AS n`.execute(db);
+      SELECT ${takenIds('notifications', count)} AS ids, now() AS at`.execute(db);
     const row = rows[0] as { ids: (number | string)[] | null; at: Date };
     return { ids: (row.ids ?? []).map(Number), at: row.at };
   }

@@ -13,7 +13,7 @@ import type {
   SideText,
   TradesTable,
 } from '../../platform/db/schema.js';
-import { nextId } from '../../platform/db/sequences.js';
+import { takenIds } from '../../platform/db/sequences.js';
 import type { Queryable } from '../../platform/db/types.js';
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -219,9 +219,7 @@ export class TradingRepository {
         WHERE kind = 'cash' AND user_id = ANY(${userIds}::bigint[]) ORDER BY id FOR UPDATE
       )
       SELECT (SELECT json_agg(json_build_array(user_id, balance)) FROM cash) AS cash,
-        (SELECT array_agg(id ORDER BY id) FROM (
-          SELECT ${nextId('orders')} AS id FROM generate_series(1, ${count}::int)
-        ) taken) AS ids`.execute(db);
+        ${takenIds('orders', count)} AS ids`.execute(db);
     const row = rows[0];
     return {
       cash: new Map((row?.cash ?? []).map(([userId, balance]) => [Number(userId), Number(balance)])),
@@ -240,12 +238,7 @@ export class TradingRepository {
       fill_ids: (number | string)[] | null;
       trade_ids: (number | string)[] | null;
     }>`
-      SELECT (SELECT array_agg(id ORDER BY id) FROM (
-          SELECT ${nextId('fills')} AS id FROM generate_series(1, ${fills}::int)
-        ) taken) AS fill_ids,
-        (SELECT array_agg(id ORDER BY id) FROM (
-          SELECT ${nextId('trades')} AS id FROM generate_series(1, ${trades}::int)
-        ) taken) AS trade_ids`.execute(db);
+      SELECT ${takenIds('fills', fills)} AS fill_ids, ${takenIds('trades', trades)} AS trade_ids`.execute(db);
     const row = rows[0];
     return { fillIds: (row?.fill_ids ?? []).map(Number), tradeIds: (row?.trade_ids ?? []).map(Number) };
   }
@@ -423,9 +416,9 @@ export class TradingRepository {
   /** Takes `count` conversion ids from their sequence, in order. */
   async takeConversionIds(db: Queryable, count: number): Promise<number[]> {
     if (count === 0) return [];
-    const { rows } = await sql<{ id: number | string }>`
-      SELECT ${nextId('conversions')} AS id FROM generate_series(1, ${count}::int)`.execute(db);
-    return rows.map((row) => Number(row.id));
+    const { rows } = await sql<{ ids: (number | string)[] | null }>`
+      SELECT ${takenIds('conversions', count)} AS ids`.execute(db);
+    return (rows[0]?.ids ?? []).map(Number);
   }
 
   /** The stored results of idempotency keys already used by these users. */

@@ -9,3 +9,9 @@ import type { DB } from './schema.js';
 export function nextId(table: keyof DB & string): RawBuilder<number> {
   return sql<number>`nextval((SELECT pg_get_serial_sequence(${sql.lit(table)}, 'id')::regclass))`;
 }
+
+/** `count` ids from a table's `id` sequence as one array, in order (NULL when `count` is 0). */
+export function takenIds(table: keyof DB & string, count: number): RawBuilder<(number | string)[] | null> {
+  return sql`(SELECT array_agg(id ORDER BY id) FROM (
+    SELECT ${nextId(table)} AS id FROM generate_series(1, ${count}::int)) taken)`;
+}
