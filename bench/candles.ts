@@ -3,7 +3,7 @@ import { Pool } from 'undici';
 import { LedgerRepository } from '../src/modules/ledger/repository.js';
 import { MarketDataRepository } from '../src/modules/market-data/repository.js';
 import { MarketDataService } from '../src/modules/market-data/service.js';
-import { TradingRepository } from '../src/modules/trading/repository.js';
+import { TradingReadsRepository } from '../src/modules/trading/reads-repository.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import { createEvent, json, registerAdmin, registerUsers, startCluster } from './harness.js';
 import { load, type ReadRun } from './reads.js';
@@ -49,7 +49,7 @@ async function seedTrades(serverUrl: string, databaseUrl: string): Promise<strin
     const data = new MarketDataService(
       database.db,
       new MarketDataRepository(),
-      new TradingRepository(),
+      new TradingReadsRepository(),
       new LedgerRepository(),
     );
     for (let from = CANDLE_TRADES - 1; from >= 0; from -= WRITE_BATCH) {

@@ -107,9 +107,9 @@ function runDecision(orders: Order[]): number {
   const started = process.hrtime.bigint();
   for (let at = 0; at < orders.length; at += 32) {
     const batch = orders.slice(at, at + 32);
-    const holdings: Holdings = { cash: new Map(), positions: new Map() };
+    const holdings: Holdings = { funds: new Map(), positions: new Map() };
     for (const o of batch) {
-      holdings.cash.set(o.id % 1000, 1_000_000_000);
+      holdings.funds.set(o.id % 1000, 1_000_000_000);
       holdings.positions.set(positionKey(o.id % 1000, 1, 'YES'), EMPTY_POSITION);
     }
     decide(

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { Pool } from 'undici';
-import { createThrowawayDatabase } from '../scripts/lib/harness.js';
+import { createThrowawayDatabase, SECRETS_KEY } from '../scripts/lib/harness.js';
 
 /**
  * What the HTTP, read and stream benchmarks share: a throw-away PostgreSQL database, real server processes on
@@ -10,6 +10,8 @@ import { createThrowawayDatabase } from '../scripts/lib/harness.js';
  */
 
 export const ADMIN_EMAIL = 'bench-admin@example.com';
+/** The bootstrap token the bench's services take while no account is admin. */
+const ADMIN_BOOTSTRAP_TOKEN = 'bench-bootstrap-token-0123456789abcdef';
 const PASSWORD = 'bench password';
 
 export interface Cluster {
@@ -18,6 +20,10 @@ export interface Cluster {
   /** Base URLs, one per instance. */
   urls: string[];
   pids: number[];
+  /** Milliseconds from the first server's spawn to its first ready answer (it runs the migrations). */
+  startupMs: number;
+  /** CPU seconds the first server had used by then (its share of a busy machine does not count). */
+  startupCpuSeconds: number;
   stop(): Promise<void>;
 }
 
@@ -73,7 +79,8 @@ function startServer(port: number, databaseUrl: string): ChildProcess {
       LOGIN_MAX_FAILURES: '1000',
       JOBS_ENABLED: 'false',
       SEED_DEMO: 'false',
-      ADMIN_EMAIL,
+      ADMIN_BOOTSTRAP_TOKEN,
+      SECRETS_KEY,
       NODE_ENV: 'production',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -81,7 +88,7 @@ function startServer(port: number, databaseUrl: string): ChildProcess {
 }
 
 async function waitReady(port: number, server: ChildProcess): Promise<void> {
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 3000; i++) {
     if (server.exitCode !== null) throw new Error(`server on ${port} exited with code ${server.exitCode}`);
     const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
       (r) => r.ok,
@@ -95,10 +102,15 @@ async function waitReady(port: number, server: ChildProcess): Promise<void> {
 
 /**
  * Creates a database and starts `instances` server processes on it. The first starts alone, so that it runs
- * the migrations. `stop` ends the servers and drops the database.
+ * the migrations. `prepare` runs on the new database before any server starts (to fill it, say). `stop` ends the
+ * servers and drops the database.
  */
-export async function startCluster(adminUrl: string, instances: number): Promise<Cluster> {
-  const database = await createThrowawayDatabase(adminUrl, 'bench');
+export async function startCluster(
+  adminUrl: string,
+  instances: number,
+  options: { prefix?: string; prepare?: (databaseUrl: string) => Promise<void> } = {},
+): Promise<Cluster> {
+  const database = await createThrowawayDatabase(adminUrl, options.prefix ?? 'bench');
   // Below the kernel's ephemeral range (32768 and up here), which the load's own client sockets draw from.
   const base = 20000 + Math.floor(Math.random() * 1000) * 10;
   const ports = Array.from({ length: instances }, (_, i) => base + i);
@@ -110,10 +122,16 @@ export async function startCluster(adminUrl: string, instances: number): Promise
     );
     await database.drop();
   };
+  let startupMs = 0;
+  let startupCpuSeconds = 0;
   try {
+    await options.prepare?.(database.url);
+    const started = performance.now();
     const first = startServer(ports[0] as number, database.url);
     servers.push(first);
     await waitReady(ports[0] as number, first);
+    startupMs = Math.round(performance.now() - started);
+    startupCpuSeconds = cpuSeconds(first.pid as number);
     for (const port of ports.slice(1)) servers.push(startServer(port, database.url));
     for (const [i, port] of ports.entries()) if (i > 0) await waitReady(port, servers[i] as ChildProcess);
   } catch (error) {
@@ -125,6 +143,8 @@ export async function startCluster(adminUrl: string, instances: number): Promise
     ports,
     urls: ports.map((port) => `http://127.0.0.1:${port}`),
     pids: servers.map((s) => s.pid as number),
+    startupMs,
+    startupCpuSeconds,
     stop,
   };
 }
@@ -163,7 +183,7 @@ export async function inBatches<T>(
   );
 }
 
-/** Registers the admin (ADMIN_EMAIL is promoted at registration) and returns its session token. */
+/** Registers the operator, makes it admin with the bootstrap token, and returns its session token. */
 export async function registerAdmin(pool: Pool): Promise<string> {
   const res = await json(pool, 'POST', '/api/auth/register', null, {
     email: ADMIN_EMAIL,
@@ -171,7 +191,13 @@ export async function registerAdmin(pool: Pool): Promise<string> {
   });
   if (res.status !== 201 && res.status !== 200)
     throw new Error(`admin registration: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.token;
+  const token: string = res.body.token;
+  const granted = await json(pool, 'POST', '/api/auth/admin-bootstrap', token, {
+    token: ADMIN_BOOTSTRAP_TOKEN,
+  });
+  if (granted.status !== 200)
+    throw new Error(`admin bootstrap: ${granted.status} ${JSON.stringify(granted.body)}`);
+  return token;
 }
 
 /** Registers `count` users, 16 at a time spread over the pools, and returns their session tokens. */

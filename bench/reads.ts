@@ -117,6 +117,7 @@ export async function load(
   seconds: number,
   options: Pick<ReadsBenchOptions, 'connections' | 'pipelining' | 'workers'>,
   pid: number,
+  headers: Record<string, string> = {},
 ): Promise<ReadRun> {
   const run = async (duration: number, record: boolean) => {
     // Without worker threads, every response time is kept at full precision; with them, autocannon's own
@@ -129,7 +130,7 @@ export async function load(
           connections: options.connections,
           pipelining: options.pipelining,
           duration,
-          requests: paths.map((path) => ({ method: 'GET', path })),
+          requests: paths.map((path) => ({ method: 'GET', path, headers })),
           ...(options.workers > 0 ? { workers: options.workers } : {}),
         },
         (error, result) => (error ? reject(error) : resolve(result)),

@@ -12,9 +12,15 @@ import { benchStream } from './stream.js';
  *   http    (a) durable limit orders through HTTP on one hot option: 1 server process on PostgreSQL,
  *           BENCH_USERS users, BENCH_CONCURRENCY requests in flight; orders/s, p50/p99, ledger audit after
  *   http2   (b) the same with 2 server processes on one database, the load split evenly over both
+ *   spread  (h) case (a)'s single orders spread at random over BENCH_MARKETS independent markets instead of one
  *   batch   (g) the same orders sent as market makers send them: batches of BENCH_BATCH_SIZE limit orders
  *           (POST /api/limit-orders/batch), BENCH_BATCH_CONCURRENCY batches in flight, 1 server process; durable
  *           orders/s, p50/p99 per batch, ledger audit after
+ *   makers  (i) many makers on many markets: 2 server processes on one database, BENCH_MARKETS independent
+ *           markets and 3 exclusive events, BENCH_MAKERS makers each in a loop (pull its quotes with cancel-all, or
+ *           amend some of them; then quote both sides of 10 random markets in one batch of 20) and BENCH_TAKERS
+ *           takers sending single limit (IOC) and market orders to random markets; placed orders/s, cancels/s,
+ *           fills/s, p50/p99 per batch, cancel-all, amend and single order, every refusal, deadlocks, the audit
  *   reads   (c) GET /api/events and GET /api/orderbook/{optionId} (rotating over every option) on 1 server
  *           process with 36 open events, ~90 options, a few hundred resting orders and some trades;
  *           requests/s and p50/p99 measured with autocannon
@@ -37,12 +43,23 @@ import { benchStream } from './stream.js';
  *   BENCH_CONCURRENCY       order requests in flight in http and http2 (default 64)
  *   BENCH_BATCH_SIZE        orders per batch in batch (default 20)
  *   BENCH_BATCH_CONCURRENCY batches in flight in batch (default 16)
+ *   BENCH_MARKETS           independent markets in spread and makers (default 50)
+ *   BENCH_MAKERS            makers in makers (default 16)
+ *   BENCH_TAKERS            takers in makers (default 200)
  *   BENCH_READ_CONNECTIONS  keep-alive connections of the read load (default 16)
  *   BENCH_READ_PIPELINING   requests in flight on each of them, HTTP pipelining (default 4)
  *   BENCH_READ_WORKERS      worker threads of the read load; 0 runs it on the main thread (default 0)
  *   BENCH_SUBSCRIBERS       WebSocket subscribers in stream (default 1000)
  *   BENCH_STREAM_RATE       orders per second placed during stream (default 20)
  *   BENCH_STREAM_INSTANCES  server processes in stream (default 2)
+ *   BENCH_SCALE             size of the busy year in scale, 1 = 200,000 users, 10 million orders (default 1)
+ *   BENCH_SCALE_READ_SECONDS  length of each read's run in scale (default 5)
+ *   BENCH_SCALE_CONNECTIONS keep-alive connections of each read's run in scale (default 4)
+ *   BENCH_SCALE_TRADERS     users placing orders in scale's order path (default 100)
+ *
+ *   scale   a busy year: the same reads of a user and a bot, case (a)'s and (g)'s order path, start-up and the
+ *           audit on an empty database and on one filled with a year of trading, side by side with the ratio;
+ *           the busy database's size per table
  */
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -51,7 +68,7 @@ const users = env('BENCH_USERS', 1000);
 const concurrency = env('BENCH_CONCURRENCY', 64);
 const batchSize = env('BENCH_BATCH_SIZE', 20);
 const batchConcurrency = env('BENCH_BATCH_CONCURRENCY', 16);
-const CASES = ['engine', 'http', 'http2', 'batch', 'reads', 'candles', 'stream'];
+const CASES = ['engine', 'http', 'http2', 'spread', 'batch', 'makers', 'reads', 'candles', 'stream', 'scale'];
 const only = new Set((process.env.BENCH_ONLY ?? CASES.join(',')).split(',').map((s) => s.trim()));
 for (const name of only) if (!CASES.includes(name)) throw new Error(`BENCH_ONLY: unknown case "${name}"`);
 
@@ -62,9 +79,20 @@ const TARGETS = {
   batchOrdersPerSecond: 10_000,
   batchOrdersPerSecondBar: 5_000,
   batchP99Ms: 50,
+  /** Many makers on many markets: placed orders/s with their cancels, and the bar. */
+  makersOrdersPerSecond: 5_000,
+  makersOrdersPerSecondBar: 3_000,
+  makersP99Ms: 50,
+  makersP99MsBar: 100,
+  /** Spread single orders: at least case (a)'s figure in the same run, and the bar. */
+  spreadOrdersPerSecondBar: 2_000,
   readsPerSecond: 20_000,
   candlesPerSecond: 5_000,
   streamP99Ms: 100,
+  /** A busy year: each read and the order path at most this many times slower than on an empty database. */
+  scaleRatio: 1.5,
+  scaleReadP99Ms: 50,
+  scaleStartupMs: 10_000,
   rssMb: 256,
   engineOrdersPerSecond: 1_000_000,
 };
@@ -152,7 +180,83 @@ function httpRows(label: string, http: HttpResult, ordersTarget: number, ordersT
     target: '',
     met: null,
   });
+  rows.push({
+    name: `${label}: per transaction: requests, markets`,
+    figure: `${steps.requestsPerTransaction ?? 0} / ${steps.marketsPerTransaction ?? 0}`,
+    target: '',
+    met: null,
+  });
   memoryRow(label, http.maxRssMb);
+}
+
+function makersRows(m: import('./makers.js').MakersResult) {
+  const label = `i. makers (${m.makers} makers, ${m.takers} takers, ${m.markets} markets + ${m.exclusiveEvents} exclusive, 2 instances)`;
+  const {
+    makersOrdersPerSecond: target,
+    makersOrdersPerSecondBar: bar,
+    makersP99Ms,
+    makersP99MsBar,
+  } = TARGETS;
+  rows.push({
+    name: `${label}: placed orders/s (cancels/s, fills/s)`,
+    figure: `${n(m.placedPerSecond)} (${n(m.cancelsPerSecond)}, ${n(m.fillsPerSecond)})`,
+    target: `≥ ${n(target)} (bar ${n(bar)})`,
+    met: m.placedPerSecond >= target,
+  });
+  rows.push({
+    name: 'i. makers: at least the bar',
+    figure: n(m.placedPerSecond),
+    target: `≥ ${n(bar)}`,
+    met: m.placedPerSecond >= bar,
+  });
+  for (const [kind, latency] of [
+    ['batch of 20', m.batch],
+    ['cancel-all', m.cancelAll],
+    ['amend', m.amend],
+    ['single order', m.single],
+  ] as const)
+    rows.push({
+      name: `i. makers: ${kind} p50 / p99 (${n(latency.count)})`,
+      figure: `${latency.p50Ms} / ${latency.p99Ms} ms`,
+      target: `p99 < ${makersP99Ms} ms (bar ${makersP99MsBar})`,
+      met: latency.p99Ms < makersP99Ms,
+    });
+  const refusals = Object.entries(m.refusals);
+  const failing = refusals.filter(
+    ([key]) => key.startsWith('5') || key.includes('OPTION_BUSY') || key.startsWith('0'),
+  );
+  rows.push({
+    name: 'i. makers: refusals (status code: count)',
+    figure: refusals.length ? refusals.map(([key, count]) => `${key}: ${n(count)}`).join(', ') : 'none',
+    target: 'no 5xx, no OPTION_BUSY',
+    met: failing.length === 0,
+  });
+  rows.push({
+    name: 'i. makers: deadlocks, audit after the run',
+    figure: `${m.deadlocks}, ${m.auditClean ? 'clean' : 'FAILED'}`,
+    target: '0, clean',
+    met: m.deadlocks === 0 && m.auditClean,
+  });
+  rows.push({
+    name: 'i. makers: CPU per placed order: servers / load generator / PostgreSQL',
+    figure: `${m.cpu.serverUs.join(' + ')} / ${m.cpu.generatorUs} / ${m.cpu.postgresUs} µs`,
+    target: '',
+    met: null,
+  });
+  const order = ['lock', 'hold', 'decide_write', 'answer', 'announce', 'commit'];
+  rows.push({
+    name: `i. makers: µs per request in its transaction: ${order.join(', ')}`,
+    figure: order.map((step) => m.steps[step] ?? 0).join(' / '),
+    target: '',
+    met: null,
+  });
+  rows.push({
+    name: 'i. makers: per transaction: requests, markets',
+    figure: `${m.steps.requestsPerTransaction} / ${m.steps.marketsPerTransaction}`,
+    target: '',
+    met: null,
+  });
+  memoryRow('i. makers', m.maxRssMb);
 }
 
 await runCase('engine', async () => {
@@ -217,6 +321,49 @@ await runCase('batch', async () => {
     target: `≥ ${n(bar)}`,
     met: batch.ordersPerSecond >= bar,
   });
+});
+
+await runCase('spread', async () => {
+  const markets = env('BENCH_MARKETS', 50);
+  const spread = await benchHttp({
+    databaseUrl,
+    users,
+    concurrency,
+    seconds,
+    instances: 1,
+    batchSize: 1,
+    markets,
+  });
+  results.spread = spread;
+  const base = single as HttpResult | null;
+  const target = base ? base.ordersPerSecond : TARGETS.spreadOrdersPerSecondBar;
+  httpRows(
+    `h. HTTP over ${markets} markets`,
+    spread,
+    target,
+    base
+      ? `≥ a (${n(base.ordersPerSecond)}), bar ${n(TARGETS.spreadOrdersPerSecondBar)}`
+      : `≥ ${n(target)} (a not run)`,
+  );
+  rows.push({
+    name: `h. HTTP over ${markets} markets: at least the bar`,
+    figure: n(spread.ordersPerSecond),
+    target: `≥ ${n(TARGETS.spreadOrdersPerSecondBar)}`,
+    met: spread.ordersPerSecond >= TARGETS.spreadOrdersPerSecondBar,
+  });
+});
+
+await runCase('makers', async () => {
+  const { benchMakers } = await import('./makers.js');
+  const makers = await benchMakers({
+    databaseUrl,
+    seconds: env('BENCH_MAKERS_SECONDS', Math.max(seconds, 30)),
+    markets: env('BENCH_MARKETS', 50),
+    makers: env('BENCH_MAKERS', 16),
+    takers: env('BENCH_TAKERS', 200),
+  });
+  results.makers = makers;
+  makersRows(makers);
 });
 
 await runCase('reads', async () => {
@@ -341,6 +488,21 @@ await runCase('stream', async () => {
     met: null,
   });
   memoryRow('e. stream', stream.maxRssMb);
+});
+
+await runCase('scale', async () => {
+  const { benchScale } = await import('./scale.js');
+  const { scaleRows } = await import('./scale-rows.js');
+  const scale = await benchScale({
+    databaseUrl,
+    scale: env('BENCH_SCALE', 1),
+    readSeconds: env('BENCH_SCALE_READ_SECONDS', 5),
+    orderSeconds: seconds,
+    connections: env('BENCH_SCALE_CONNECTIONS', 4),
+    traders: env('BENCH_SCALE_TRADERS', 100),
+  });
+  results.scale = scale;
+  rows.push(...scaleRows(scale, TARGETS));
 });
 
 results.table = rows;

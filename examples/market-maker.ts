@@ -406,13 +406,14 @@ class MarketMaker {
       }),
     );
     if (!data) return reportRefusal('batch', error, { orders: orders.length });
-    for (const [index, { order, error: refusal }] of data.data.entries()) {
+    for (const [index, result] of data.data.entries()) {
       const { side, limitPriceCents, quantity, clientOrderId } = orders[index]!;
-      if (!order) {
+      if ('error' in result) {
         // Not sent again until there is news: the book would most likely refuse it the same way.
-        reportRefusal('place', refusal, { side, limitPriceCents, clientOrderId });
+        reportRefusal('place', result.error, { side, limitPriceCents, clientOrderId });
         continue;
       }
+      const { order } = result;
       this.quotes.update(order);
       log('placed', {
         orderId: order.id,
@@ -461,11 +462,13 @@ class MarketMaker {
       this.api.POST('/api/limit-orders/cancel', { body: { orderIds } }),
     );
     if (!data) return reportRefusal('cancel', error, { orderIds });
-    for (const { orderId, order, error: refusal } of data.data) {
-      if (!order) {
-        reportRefusal('cancel', refusal, { orderId });
+    for (const result of data.data) {
+      const { orderId } = result;
+      if ('error' in result) {
+        reportRefusal('cancel', result.error, { orderId });
         continue;
       }
+      const { order } = result;
       this.quotes.update(order);
       log('cancelled', { orderId, reason: 'not wanted' });
     }

@@ -1,7 +1,7 @@
 /**
  * A webhook receiver that verifies every delivery with the `standardwebhooks` package before trusting it.
  *
- *   npm run example:webhooks                       # subscribes itself with a fresh demo account (see README)
+ *   npm run example:webhooks                       # subscribes itself with a fresh demo account (see docs/api.md)
  *   WEBHOOK_SECRET=whsec_… PORT=4000 npm run example:webhooks   # for a subscription you created yourself
  *
  * Without WEBHOOK_SECRET it signs in (PMX_TOKEN, or a fresh account) and creates a subscription to its own URL,

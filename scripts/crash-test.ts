@@ -1,11 +1,13 @@
 import pg from 'pg';
 import {
   Api,
+  BOOTSTRAP_TOKEN,
   createThrowawayDatabase,
   freePort,
   inParallel,
   openMarkets,
   randomOrder,
+  registerOperator,
   runAudit,
   type ServerProcess,
   seededRandom,
@@ -79,7 +81,7 @@ async function main(): Promise<number> {
       const port = await freePort();
       const started = startServer(port, {
         DATABASE_URL: database.url,
-        ADMIN_EMAIL: ADMIN,
+        ADMIN_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
         JOBS_ENABLED: 'true',
         JOB_INTERVAL_MS: '500',
       });
@@ -163,10 +165,9 @@ async function insideBatch(url: string): Promise<boolean> {
 }
 
 async function prepare(api: Api): Promise<{ tokens: string[]; optionIds: string[] }> {
-  const admin = await api.ok<{ token: string }>('POST', '/api/auth/register', {
-    body: { email: ADMIN, password: 'crash admin password' },
-  });
-  const optionIds = await openMarkets(api, admin.token, 2, 'Crash market');
+  const admin = { token: await registerOperator(api, ADMIN, 'crash admin password') };
+  // Makers' batches spread over these markets; single orders and cancels go to any of them.
+  const optionIds = await openMarkets(api, admin.token, 6, 'Crash market');
   const tokens: string[] = [];
   await inParallel(
     Array.from({ length: userCount }, (_, i) => i),
@@ -207,6 +208,11 @@ async function runLoad(
           if (result.status === 200) cancelled.push(orderId);
           continue;
         }
+        if (roll > 0.9) {
+          if ((await sendBatch(api, token, round, `r${round}-w${worker}-b${next++}`, optionIds)) === 'died')
+            return;
+          continue;
+        }
         const clientOrderId = `r${round}-w${worker}-${next++}`;
         const optionId = optionIds[Math.floor(random() * optionIds.length)] as string;
         const { path, body } = randomOrder(
@@ -241,6 +247,59 @@ async function runLoad(
       }
     }),
   );
+}
+
+/**
+ * A maker's batch: both sides of three random markets in one request. Each order acknowledged with 201 is recorded
+ * like a single one; at a kill, each of its orders is in flight (committed whole or absent).
+ */
+async function sendBatch(api: Api, token: string, round: number, name: string, optionIds: string[]) {
+  const orders = [0, 1, 2].flatMap((m) => {
+    const optionId = optionIds[Math.floor(random() * optionIds.length)] as string;
+    const bid = 35 + Math.floor(random() * 20);
+    return [
+      {
+        optionId,
+        side: 'YES',
+        action: 'BUY',
+        quantity: 2,
+        limitPriceCents: bid,
+        clientOrderId: `${name}-${2 * m}`,
+      },
+      {
+        optionId,
+        side: 'NO',
+        action: 'BUY',
+        quantity: 2,
+        limitPriceCents: 97 - bid,
+        clientOrderId: `${name}-${2 * m + 1}`,
+      },
+    ];
+  });
+  const result = await send(() =>
+    api.request('POST', '/api/limit-orders/batch', { token, body: { orders } }),
+  );
+  if (result === 'died') {
+    for (const order of orders) inFlight.push({ round, kind: 'order', clientOrderId: order.clientOrderId });
+    return 'died';
+  }
+  if (result.status >= 500) failures.push(`batch ${name}: ${result.status} ${JSON.stringify(result.body)}`);
+  const items =
+    (result.body as { data?: { status: number; order?: PlacedView; error?: unknown }[] }).data ?? [];
+  items.forEach((item, index) => {
+    const clientOrderId = orders[index]?.clientOrderId as string;
+    if (item.status === 201 && item.order)
+      acknowledged.push({
+        id: item.order.id,
+        clientOrderId,
+        tradeIds: item.order.trades.map((trade) => trade.id),
+        filledQuantity: item.order.filledQuantity,
+      });
+    else if (item.status >= 500)
+      failures.push(`batch order ${clientOrderId}: ${item.status} ${JSON.stringify(item.error)}`);
+    else counts.rejected += 1;
+  });
+  return 'answered';
 }
 
 async function send(

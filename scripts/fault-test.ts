@@ -4,6 +4,7 @@ import pg from 'pg';
 import { BookFollower, freshSnapshot, sortedLevels } from './lib/book-follower.js';
 import {
   Api,
+  BOOTSTRAP_TOKEN,
   createThrowawayDatabase,
   freePort,
   inParallel,
@@ -11,6 +12,7 @@ import {
   openMarkets,
   percentile,
   randomOrder,
+  registerOperator,
   runAudit,
   type ServerProcess,
   seededRandom,
@@ -64,6 +66,8 @@ const RECOVERY_LIMIT_MS = 2000;
 
 /** The service's bounds in this run, and the longest a request may take with them. */
 const TIMEOUTS = { acquire: 1000, statement: 2000, lock: 1000, idleInTransaction: 5000 };
+/** How many lock_timeouts the lock fault holds its row for. */
+const LOCK_HOLD_TIMEOUTS = 5;
 const REQUEST_BOUND_MS = TIMEOUTS.statement + 1000 + TIMEOUTS.acquire + 1500;
 /** The service's documented defaults these faults hold it to. */
 const REDIS_TIMEOUT_MS = 100;
@@ -161,7 +165,7 @@ async function main(): Promise<number> {
     REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`,
     REDIS_KEY_PREFIX: keyPrefix,
     RATE_LIMIT_MAX: '1000000',
-    ADMIN_EMAIL: ADMIN,
+    ADMIN_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
     JOBS_ENABLED: 'true',
     JOB_INTERVAL_MS: '500',
     DATABASE_ACQUIRE_TIMEOUT_MS: String(TIMEOUTS.acquire),
@@ -322,12 +326,14 @@ async function main(): Promise<number> {
         },
       },
       {
-        name: `an option row locked for ${(3 * TIMEOUTS.lock) / 1000} s (lock_timeout ${TIMEOUTS.lock / 1000} s)`,
+        // Long enough for the refusal to show on a loaded machine: a transaction over several markets waits out one
+        // lock_timeout, then the locked market's own transaction a second one, and only then is it refused.
+        name: `an option row locked for ${(LOCK_HOLD_TIMEOUTS * TIMEOUTS.lock) / 1000} s (lock_timeout ${TIMEOUTS.lock / 1000} s)`,
         make: () =>
           direct(async (client) => {
             await client.query('BEGIN');
             await client.query('SELECT id FROM options WHERE id = $1 FOR UPDATE', [lockedOption]);
-            await sleep(3 * TIMEOUTS.lock);
+            await sleep(LOCK_HOLD_TIMEOUTS * TIMEOUTS.lock);
             await client.query('ROLLBACK');
           }),
       },
@@ -692,9 +698,7 @@ async function lateStart(
 async function prepare(
   api: Api,
 ): Promise<{ tokens: string[]; optionIds: string[]; probeToken: string; probeOption: string }> {
-  const admin = await api.ok<{ token: string }>('POST', '/api/auth/register', {
-    body: { email: ADMIN, password: 'fault admin password' },
-  });
+  const admin = { token: await registerOperator(api, ADMIN, 'fault admin password') };
   const optionIds = await openMarkets(api, admin.token, 3, 'Fault market');
   const tokens: string[] = [];
   await inParallel(

@@ -1,10 +1,12 @@
 import {
   Api,
+  BOOTSTRAP_TOKEN,
   createThrowawayDatabase,
   freePort,
   inParallel,
   type JsonResponse,
   percentile,
+  registerOperator,
   runAudit,
   seededRandom,
   startServer,
@@ -74,7 +76,7 @@ async function main(): Promise<number> {
   const port = await freePort();
   const server = startServer(port, {
     DATABASE_URL: database.url,
-    ADMIN_EMAIL: ADMIN,
+    ADMIN_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
     JOBS_ENABLED: 'true',
     JOB_INTERVAL_MS: '1000',
   });
@@ -130,9 +132,7 @@ async function main(): Promise<number> {
 }
 
 async function prepare(api: Api): Promise<{ traders: Trader[]; slugs: string[]; optionIds: string[] }> {
-  const admin = await api.ok<{ token: string }>('POST', '/api/auth/register', {
-    body: { email: ADMIN, password: 'soak admin password' },
-  });
+  const admin = { token: await registerOperator(api, ADMIN, 'soak admin password') };
   const slugs: string[] = [];
   const optionIds: string[] = [];
   for (let i = 0; i < 3; i++) {

@@ -5,7 +5,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
+import { seedDemo } from './demo.js';
+import { addressRoutes } from './modules/accounts/address-routes.js';
+import { passkeyRoutes } from './modules/accounts/passkey-routes.js';
 import { accountsRoutes } from './modules/accounts/routes.js';
+import { secondFactorRoutes } from './modules/accounts/second-factor-routes.js';
+import { recordSecurityEvents } from './modules/accounts/security-log.js';
+import { securityLogRoutes } from './modules/accounts/security-log-routes.js';
+import { recordAdminActions } from './modules/admin/action-log.js';
+import { offerBootstrap } from './modules/admin/bootstrap.js';
+import { operatorRoutes, SELF_RECORDING_ROUTES } from './modules/admin/operator-routes.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { automationRoutes } from './modules/automation/module.js';
 import { competitionsRoutes } from './modules/competitions/module.js';
@@ -14,28 +23,29 @@ import { gamificationModule } from './modules/gamification/module.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { integrationsRoutes } from './modules/integrations/module.js';
 import { marketDataRoutes } from './modules/market-data/routes.js';
-import { seedDemo } from './modules/markets/demo.js';
 import { marketsRoutes } from './modules/markets/routes.js';
+import { tradingStatusGuard } from './modules/markets/status-guard.js';
 import { notificationsRoutes } from './modules/notifications/routes.js';
 import { profileModule } from './modules/profile/module.js';
 import { socialModule } from './modules/social/module.js';
-import { streamRoutes } from './modules/stream/routes.js';
+import { streamReplayRoutes, streamRoutes } from './modules/stream/routes.js';
 import { conversionRoutes } from './modules/trading/conversion-routes.js';
 import { makerRoutes } from './modules/trading/maker-routes.js';
+import { BatchOrdersBody } from './modules/trading/maker-schemas.js';
 import { tradingRoutes } from './modules/trading/routes.js';
-import { BatchOrdersBody } from './modules/trading/schemas.js';
 import { webApp } from './modules/web/plugin.js';
 import { webhooksRoutes } from './modules/webhooks/module.js';
 import { asyncapiDocument } from './openapi/asyncapi.js';
 import { swaggerOptions } from './openapi/document.js';
 import { authPlugin } from './platform/auth.js';
-import { acceptBodylessRequests } from './platform/bodies.js';
+import { acceptBodylessRequests, refuseMalformedText } from './platform/bodies.js';
 import type { Config } from './platform/config.js';
 import { IdleConnections, trustedPeer } from './platform/connections.js';
 import { bindCursors } from './platform/cursors.js';
 import type { Database } from './platform/db/database.js';
-import { frameworkErrors, registerErrorHandling, ShuttingDownError } from './platform/errors.js';
-import { ErrorBody } from './platform/http.js';
+import { frameworkErrors, registerErrorHandling } from './platform/error-handler.js';
+import { ShuttingDownError } from './platform/errors.js';
+import { carriesSecrets, ErrorBody } from './platform/http.js';
 import { createMetrics, type Metrics, metricsPlugin } from './platform/metrics.js';
 import { rateLimitPlugin } from './platform/rate-limit.js';
 import { installValidators } from './platform/validation.js';
@@ -111,6 +121,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   installValidators(app);
   acceptBodylessRequests(app);
+  refuseMalformedText(app);
   bindCursors(app);
   // JSON only (multipart where a route says so): any other body type is a 415, not a confusing 400.
   app.removeContentTypeParser('text/plain');
@@ -150,6 +161,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   );
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (carriesSecrets(request) && !reply.hasHeader('cache-control'))
+      reply.header('cache-control', 'no-store');
     if (closing || idle.closeAfterResponse(request.raw.socket)) reply.header('connection', 'close');
   });
 
@@ -184,9 +197,17 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.get('/api/asyncapi.json', { schema: { hide: true } }, async () => asyncapi);
 
   const metrics = deps.metrics ?? createMetrics();
-  await app.register(metricsPlugin, { metrics });
+  await app.register(metricsPlugin, {
+    metrics,
+    access: { token: config.metrics.token, ownPort: config.metrics.port !== null },
+  });
   const services = await createServices({ config, database, log: app.log, metrics });
-  const { accounts, notifications, trading, markets, stream, marketReads, jobs } = services;
+  // Webhook secrets stored plain (before sealing) or under a key rotated out are sealed with the current key;
+  // one sealed with a key the service lacks stops the start, rather than deliveries failing later.
+  const resealed = await services.webhooks.secrets.sealStored();
+  if (resealed.sealed + resealed.resealed > 0)
+    app.log.info(resealed, 'sealed the webhook signing secrets with the current key');
+  const { accounts, notifications, trading, tradingReads, markets, stream, marketReads, jobs } = services;
   app.decorate('jobs', jobs);
   app.decorate('services', services);
   app.addHook('onReady', () => services.listen());
@@ -203,7 +224,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     app.log.info({ events: loaded }, 'loaded the demo catalogue, its traders, posts and tournament');
   }
 
-  await app.register(authPlugin, { resolve: (token, address) => accounts.resolveCredential(token, address) });
+  await app.register(authPlugin, {
+    resolve: (token, address) => accounts.resolveCredential(token, address),
+    verifyingAddresses: services.emailLinks.verifying,
+  });
   await app.register(rateLimitPlugin, {
     max: config.rateLimitMax,
     windowMs: config.rateLimitWindowMs,
@@ -213,6 +237,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     metrics,
     orders: { limit: config.orderRateLimit, windowMs: config.orderRateWindowMs },
     pullMax: config.rateLimitPullMax,
+    browseMax: config.rateLimitBrowseMax,
   });
   // While closing, every request but the probes is answered 503 SHUTTING_DOWN (counted, with the rate-limit headers).
   app.addHook('onRequest', async (request) => {
@@ -226,25 +251,55 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       .send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'NOT_FOUND' }),
   );
 
+  // Sign-ins, sessions, keys, factors and throttling land in the account's security log.
+  recordSecurityEvents(app, services.securityLog);
+
+  // Every change an operator makes through an admin route lands in the admin audit log.
+  recordAdminActions(app, (entry) => services.operators.record(entry), SELF_RECORDING_ROUTES);
+  app.addHook('onReady', () =>
+    offerBootstrap(app, services.operators, config.adminBootstrapToken, config.adminEmailIgnored),
+  );
+
+  // Orders, amends and conversions are held to the trading status operators set (maintenance, post-only).
+  app.addHook('preHandler', tradingStatusGuard(markets.status));
+
   await app.register(healthRoutes, { database, closing: () => closing });
-  await app.register(accountsRoutes, { accounts });
+  await app.register(accountsRoutes, { accounts, links: services.emailLinks });
+  await app.register(addressRoutes, { accounts, links: services.emailLinks });
+  await app.register(secondFactorRoutes, { accounts, factors: services.secondFactors });
+  await app.register(passkeyRoutes, {
+    accounts,
+    factors: services.secondFactors,
+    passkeys: services.passkeys,
+  });
+  await app.register(securityLogRoutes, { log: services.securityLog });
   await app.register(notificationsRoutes, { notifications });
   await app.register(marketsRoutes, { markets, reads: marketReads });
-  await app.register(tradingRoutes, { trading, markets: markets.catalogue });
-  await app.register(conversionRoutes, { trading });
+  await app.register(tradingRoutes, { trading, reads: tradingReads, markets: markets.catalogue });
+  await app.register(conversionRoutes, {
+    trading,
+    reads: tradingReads,
+    maxQuantity: config.maxOrderQuantity,
+  });
   await app.register(makerRoutes, {
     trading,
     heartbeats: services.heartbeats,
     markets: markets.catalogue,
     maxBatchOrders: config.maxBatchOrders,
   });
-  await app.register(marketDataRoutes, { data: services.marketData, reads: marketReads });
+  await app.register(marketDataRoutes, {
+    data: services.marketData,
+    quotes: services.marketQuotes,
+    reads: marketReads,
+  });
   await app.register(adminRoutes, { markets, audit: services.audit });
+  await app.register(operatorRoutes, { operators: services.operators });
   await app.register(streamRoutes, {
     stream,
     maxConnectionsPerAddress: config.connections.streamPerAddress,
     resolve: (token, address) => accounts.resolveCredential(token, address),
   });
+  await app.register(streamReplayRoutes, { window: stream.window });
   await app.register(gamificationModule, { gamification });
   await app.register(profileModule, { profile });
   await app.register(socialModule, { social });
@@ -260,6 +315,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (config.jobsEnabled) {
     app.addHook('onReady', async () => jobs.start(config.jobIntervalMs));
   }
-  app.addHook('onClose', async () => jobs.stop());
+  // The jobs stop first; then whatever they or the requests left in the order pipeline is answered before the
+  // database closes (a graceful stop answers every request it took).
+  app.addHook('onClose', async () => {
+    await jobs.stop();
+    await trading.drain();
+  });
   return app;
 }

@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './platform/config.js';
+import { startMetricsServer } from './platform/metrics.js';
 import { connectRedis, DatabaseNotReachedError, openDatabaseWhenReachable } from './platform/runtime.js';
 
 async function main(): Promise<void> {
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   // SIGINT/SIGTERM: refuse new connections, answer what was sent 503 SHUTTING_DOWN, let in-flight requests finish,
   // then close the database; past SHUTDOWN_TIMEOUT_MS the process exits 1 whatever is left.
   const closing = app;
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
   closeWithGrace(
     {
       delay: config.shutdownTimeoutMs,
@@ -49,6 +51,7 @@ async function main(): Promise<void> {
       if (err) closing.log.error({ err }, 'closing after an error');
       else closing.log.info({ signal }, 'shutting down');
       await closing.close();
+      await metricsServer?.close();
       await database.close();
       redis?.disconnect();
     },
@@ -56,6 +59,13 @@ async function main(): Promise<void> {
   app.addHook('onClose', async () => closing.log.info('server closed'));
 
   await app.listen({ host: config.host, port: config.port });
+  if (config.metrics.port !== null) {
+    metricsServer = await startMetricsServer(app.metrics.registry, {
+      ...config.metrics,
+      port: config.metrics.port,
+    });
+    app.log.info({ host: config.metrics.host, port: metricsServer.port }, 'metrics served on their own port');
+  }
   app.log.info(
     { database: database.kind, dataDir: database.kind === 'pglite' ? config.dataDir : undefined },
     'exchange ready',

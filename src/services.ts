@@ -1,6 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { EmailLinks } from './modules/accounts/email-links.js';
+import { LoginThrottle } from './modules/accounts/login-throttle.js';
+import { PasskeyRepository } from './modules/accounts/passkey-repository.js';
+import { PasskeyService } from './modules/accounts/passkeys.js';
 import { AccountsRepository } from './modules/accounts/repository.js';
+import { SecondFactorRepository } from './modules/accounts/second-factor-repository.js';
+import { SecondFactorService } from './modules/accounts/second-factors.js';
+import { SecurityLog } from './modules/accounts/security-log.js';
+import { SecurityLogRepository } from './modules/accounts/security-log-repository.js';
 import { AccountsService } from './modules/accounts/service.js';
+import { SignInRepository } from './modules/accounts/sign-in-repository.js';
+import { OperatorsService } from './modules/admin/operators.js';
+import { AdminRepository } from './modules/admin/repository.js';
 import { createAutomation } from './modules/automation/module.js';
 import { createCompetitions } from './modules/competitions/module.js';
 import { FlagsRepository } from './modules/flags/repository.js';
@@ -9,6 +20,7 @@ import { createGamification } from './modules/gamification/module.js';
 import { createIntegrations } from './modules/integrations/module.js';
 import { AuditRepository } from './modules/ledger/audit.js';
 import { LedgerRepository } from './modules/ledger/repository.js';
+import { MarketQuotes } from './modules/market-data/quotes.js';
 import { MarketDataRepository } from './modules/market-data/repository.js';
 import { MarketDataService } from './modules/market-data/service.js';
 import { createMarkets } from './modules/markets/module.js';
@@ -20,15 +32,17 @@ import { createSocial } from './modules/social/module.js';
 import { StreamHub } from './modules/stream/hub.js';
 import { StreamRepository } from './modules/stream/repository.js';
 import { StreamService } from './modules/stream/service.js';
+import { StreamWindow } from './modules/stream/window.js';
 import { HeartbeatRepository } from './modules/trading/heartbeat-repository.js';
 import { HeartbeatService } from './modules/trading/heartbeats.js';
-import { TradingRepository } from './modules/trading/repository.js';
-import { TradingService } from './modules/trading/service.js';
+import { createTrading } from './modules/trading/module.js';
 import { createWebhooks } from './modules/webhooks/module.js';
 import type { Config } from './platform/config.js';
 import type { Database } from './platform/db/database.js';
 import { JobRunner } from './platform/jobs.js';
+import { smtpMailer } from './platform/mail.js';
 import type { Metrics } from './platform/metrics.js';
+import { loadKeyring } from './platform/secrets.js';
 
 export interface ServiceDependencies {
   config: Config;
@@ -38,6 +52,20 @@ export interface ServiceDependencies {
 }
 
 export type Services = Awaited<ReturnType<typeof createServices>>;
+
+/** How long a return waits for its user's next collateral step before the background job takes it into cash. */
+const RETURNS_WAIT_MS = 10_000;
+/** How often the stream's window forgets what is beyond its limits (a resume checks the limits itself). */
+const STREAM_WINDOW_PRUNE_MS = 10_000;
+
+/** Authenticator codes name the exchange; a proved factor stays fresh for sensitive actions this long. */
+const SECOND_FACTOR_SETTINGS = { issuer: 'Predict Exchange', freshMinutes: 10 };
+
+/** Passkeys belong to the host name of PUBLIC_URL and are made on pages served from its origin. */
+function passkeySettings(publicUrl: string) {
+  const url = new URL(publicUrl);
+  return { rpName: SECOND_FACTOR_SETTINGS.issuer, rpId: url.hostname, origin: url.origin };
+}
 
 /**
  * The composition root: every service of the product with the listeners that tie them together (market data,
@@ -49,24 +77,64 @@ export async function createServices({ config, database, log, metrics }: Service
   const db = database.db;
   const jobs = new JobRunner(log, metrics);
   const ledger = new LedgerRepository();
-  const accounts = new AccountsService(db, new AccountsRepository(), ledger, config);
-  const notifications = new NotificationsService(db, new NotificationsRepository());
-  const tradingRepository = new TradingRepository();
-  const trading = new TradingService(
+  const accountsRepository = new AccountsRepository();
+  const signIn = new SignInRepository();
+  const throttle = new LoginThrottle(db, signIn, config);
+  const accounts = new AccountsService(db, accountsRepository, ledger, config, throttle);
+  const mailer = smtpMailer(config.smtpUrl, config.mailFrom);
+  const emailLinks = new EmailLinks(
     db,
-    tradingRepository,
-    ledger,
-    { ...config, transactionsPerMarket: database.kind === 'pglite' ? 1 : 2 },
-    { log, metrics },
+    { accounts: accountsRepository, signIn },
+    mailer,
+    accounts,
+    throttle,
+    config,
+    log,
   );
-  const markets = createMarkets({ db, trading, ledger, notifications, settings: config });
-  jobs.register('expire-orders', () => trading.expireDueOrders());
-  const heartbeats = new HeartbeatService(db, new HeartbeatRepository(), trading);
+  if (!mailer)
+    log.warn(
+      'SMTP_URL is not set: addresses are not verified (no verification or password reset mail is sent)',
+    );
+  const passkeys = new PasskeyService(db, new PasskeyRepository(), passkeySettings(config.publicUrl));
+  const secondFactors = new SecondFactorService(
+    db,
+    new SecondFactorRepository(),
+    passkeys,
+    SECOND_FACTOR_SETTINGS,
+  );
+  accounts.setLoginChallenge((user) => secondFactors.challengeFor(user));
+  const securityLog = new SecurityLog(db, new SecurityLogRepository());
+  const notifications = new NotificationsService(db, new NotificationsRepository());
+  const tradingModule = createTrading({
+    db,
+    ledger,
+    settings: { ...config, transactionsPerMarket: database.kind === 'pglite' ? 1 : 2 },
+    observe: { log, metrics },
+  });
+  const trading = tradingModule.service;
+  const markets = createMarkets({
+    db,
+    publicReads: database.reads,
+    trading,
+    tradingReads: tradingModule.reads,
+    settlement: tradingModule.settlement,
+    ledger,
+    notifications,
+    settings: config,
+  });
+  jobs.register('expire-orders', () => trading.cancels.expireDueOrders());
+  // What markets gave back and nobody's own step has taken yet, into cash; and holds nothing will spend any more.
+  jobs.register('take-back-returns', () => tradingModule.desk.takeBackReturns(RETURNS_WAIT_MS), 5_000);
+  jobs.register('release-expired-holds', () => tradingModule.desk.releaseExpired(), 30_000);
+  const heartbeats = new HeartbeatService(db, new HeartbeatRepository(), trading.cancels);
   jobs.register('heartbeats', () => heartbeats.fireLapsed(), config.heartbeatCheckMs);
   jobs.register('close-events', () => markets.lifecycle.closeDueEvents());
   jobs.register('settle-events', () => markets.lifecycle.settleDueEvents());
-  const stream = new StreamService(database, new StreamRepository(), new StreamHub(), log);
-  stream.attach(trading);
+  const streamRepository = new StreamRepository();
+  const streamWindow = new StreamWindow(database, streamRepository, config.streamWindow);
+  const stream = new StreamService(database, streamRepository, new StreamHub(), log, streamWindow);
+  jobs.register('prune-stream-window', () => streamWindow.prune(), STREAM_WINDOW_PRUNE_MS);
+  stream.attach(trading, tradingModule.reads);
   const marketReads = new MarketReadCache(
     markets.catalogue,
     markets.changes,
@@ -75,8 +143,16 @@ export async function createServices({ config, database, log, metrics }: Service
     config.readCacheMaxMb,
   );
   marketReads.attach(trading);
-  const marketData = new MarketDataService(db, new MarketDataRepository(), tradingRepository, ledger);
+  const marketDataRepository = new MarketDataRepository();
+  const marketData = new MarketDataService(
+    db,
+    marketDataRepository,
+    tradingModule.readsRepository,
+    ledger,
+    database.reads,
+  );
   marketData.attach(trading);
+  const marketQuotes = new MarketQuotes(db, marketDataRepository, config);
   const gamification = createGamification({ db, ledger, notifications, jobs, settings: config });
   const profile = createProfile({ db, notifications, config });
   const social = createSocial({
@@ -93,9 +169,19 @@ export async function createServices({ config, database, log, metrics }: Service
   const flags = new FlagsService(db, new FlagsRepository(), {
     refreshMs: config.flagsRefreshMs,
     prerequisites: flagPrerequisites(config),
+    facts: { addressesVerified: mailer !== null },
   });
   const integrations = createIntegrations({ config, db, flags, log });
-  const webhooks = createWebhooks({ db, notifications, jobs, config });
+  const secretBox = loadKeyring(
+    {
+      configured: config.secretsKeys,
+      nodeEnv: config.nodeEnv,
+      databaseKind: database.kind,
+      dataDir: config.dataDir,
+    },
+    log,
+  );
+  const webhooks = createWebhooks({ db, notifications, jobs, config, secretBox });
   const automation = createAutomation({
     db,
     trading,
@@ -107,18 +193,24 @@ export async function createServices({ config, database, log, metrics }: Service
     log,
     config,
   });
-  await accounts.ensureAdmin();
+  const operators = new OperatorsService(db, new AdminRepository(), accounts);
   return {
     jobs,
     ledger,
     accounts,
+    emailLinks,
+    secondFactors,
+    passkeys,
+    securityLog,
     notifications,
     trading,
+    tradingReads: tradingModule.reads,
     heartbeats,
     markets,
     stream,
     marketReads,
     marketData,
+    marketQuotes,
     gamification,
     profile,
     social,
@@ -127,6 +219,7 @@ export async function createServices({ config, database, log, metrics }: Service
     integrations,
     webhooks,
     automation,
+    operators,
     /** Checks the ledger invariants (design.md section 3), as `npm run audit` does. */
     audit: () => new AuditRepository().run(db),
     /** Starts following other instances' changes (credentials, market data, the read cache). */
@@ -136,6 +229,7 @@ export async function createServices({ config, database, log, metrics }: Service
       await marketReads.start();
     },
     async stopListening(): Promise<void> {
+      mailer?.close();
       await accounts.stopWatchingCredentialChanges();
       await stream.stop();
       await marketReads.stop();

@@ -31,6 +31,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The key every server of one run seals webhook secrets with (production refuses to start without one). */
+export const SECRETS_KEY = randomBytes(32).toString('base64');
+
 /** Starts `src/server.ts` as production does, with the given environment on top of safe defaults. */
 export function startServer(port: number, env: Record<string, string>): ServerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -44,6 +47,7 @@ export function startServer(port: number, env: Record<string, string>): ServerPr
       SEED_DEMO: 'false',
       RATE_LIMIT_MAX: '10000000',
       LOGIN_MAX_FAILURES: '1000',
+      SECRETS_KEY,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -129,6 +133,9 @@ export interface JsonResponse {
 }
 
 /** A keep-alive JSON client for one server. */
+/** The bootstrap token the services of these runs take while no account is admin (ADMIN_BOOTSTRAP_TOKEN). */
+export const BOOTSTRAP_TOKEN = 'harness-bootstrap-token-0123456789abcdef';
+
 export class Api {
   private readonly pool: Pool;
 
@@ -286,4 +293,11 @@ export function randomOrder(
   return roll.market
     ? { path: '/api/trades', body: { ...order, priceCents: action === 'BUY' ? 90 : 10 } }
     : { path: '/api/limit-orders', body: { ...order, limitPriceCents: 35 + Math.floor(random() * 30) } };
+}
+
+/** Registers the run's operator and makes it admin with the bootstrap token; its session token. */
+export async function registerOperator(api: Api, email: string, password: string): Promise<string> {
+  const admin = await api.ok<{ token: string }>('POST', '/api/auth/register', { body: { email, password } });
+  await api.ok('POST', '/api/auth/admin-bootstrap', { token: admin.token, body: { token: BOOTSTRAP_TOKEN } });
+  return admin.token;
 }

@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
+import { demoCatalogue, seedDemo } from '../demo.js';
 import type { Outcome } from '../exchange/positions.js';
-import { demoCatalogue, seedDemo } from '../modules/markets/demo.js';
+import type { Actor } from '../modules/admin/operators.js';
 import type { NewEventInput } from '../modules/markets/editing.js';
 import { loadConfig } from '../platform/config.js';
 import { AppError } from '../platform/errors.js';
 import { createMetrics } from '../platform/metrics.js';
 import { openConfiguredDatabase } from '../platform/runtime.js';
+import { newKeyText } from '../platform/secrets.js';
 import { createServices } from '../services.js';
 
 const USAGE = `Operator commands: npm run admin -- <command> [arguments]
@@ -20,8 +22,16 @@ const USAGE = `Operator commands: npm run admin -- <command> [arguments]
   settle <event>                          settle now (no pending dispute allowed)
   disputes [pending|upheld|rejected]      list disputes
   decide-dispute <id> upheld|rejected [<option>=<OUTCOME> ...] [--note "text"]
-  make-admin <email>                      give an account the admin role
+  status [trading|post_only|maintenance] [--event <event>] [--message "text"]
+                                          show the trading status, or set it (the exchange's, or one market's)
+  grant <account>                         give an account (email, username or id) the admin role
+  revoke <account>                        take the admin role away (not from the last admin)
+  operators                               the accounts with the admin role
+  actions [limit]                         the admin audit log, newest first
   seed-demo                               load the demo: its markets, traders, discussion and tournament
+  secrets [reseal | new-key]              the webhook signing secrets by the key that sealed them; reseal: seal
+                                          them all with the first key of SECRETS_KEY (after a rotation);
+                                          new-key: print a new key to put in SECRETS_KEY
 
 <event> is an event id or slug.`;
 
@@ -29,7 +39,27 @@ const config = loadConfig();
 const database = await openConfiguredDatabase(config);
 const log = pino({ level: config.logLevel }, pino.destination(2));
 const services = await createServices({ config, database, log, metrics: createMetrics() });
-const { markets, accounts } = services;
+const { markets, accounts, operators } = services;
+const cli: Actor = { userId: null, via: 'cli', address: null };
+
+/** Commands that only read; every other one that succeeds is written to the admin audit log. */
+const READ_ONLY = new Set(['events', 'show', 'disputes', 'operators', 'actions', 'help', 'grant', 'revoke']);
+
+async function recordCommand(args: string[]): Promise<void> {
+  const [command = '', ...rest] = args;
+  if (READ_ONLY.has(command) || (command === 'status' && rest.length === 0)) return;
+  if (command === 'secrets' && rest[0] !== 'reseal') return;
+  const eventLike = ['open', 'close', 'resolve', 'settle'].includes(command);
+  await operators.record({
+    ...cli,
+    actorId: null,
+    action: `npm run admin -- ${command}`,
+    summary: `Command line: ${command}`,
+    targetType: eventLike ? 'event' : command === 'decide-dispute' ? 'dispute' : null,
+    targetId: eventLike || command === 'decide-dispute' ? (rest[0] ?? null) : null,
+    details: { args: rest },
+  });
+}
 
 const print = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -60,6 +90,27 @@ async function loadDemo(): Promise<number> {
     discussion: services.social.discussion,
     tournaments: services.competitions.tournaments,
   });
+}
+
+/** The trading status, or a new one: the exchange's, or with `--event` one market's. */
+async function tradingStatus([status, ...more]: string[]) {
+  if (status === undefined) return markets.status.view();
+  if (status !== 'trading' && status !== 'post_only' && status !== 'maintenance')
+    throw new Error(`the status is trading, post_only or maintenance, not "${status}"`);
+  const option = (name: string) => (more.includes(name) ? more[more.indexOf(name) + 1] : undefined);
+  const eventRef = option('--event');
+  const message = option('--message') ?? null;
+  if (eventRef === undefined) return markets.status.setExchange(status, message, null);
+  const eventId = await markets.catalogue.findEventIdBySlugOrId(eventRef);
+  return markets.status.setEvent(eventId, status, message, null);
+}
+
+/** Where the webhook signing secrets stand, or all of them sealed with the current key, or a new key. */
+async function secrets(what: string | undefined) {
+  if (what === 'new-key') return print({ key: newKeyText() });
+  if (what === 'reseal') return print(await services.webhooks.secrets.sealStored());
+  if (what !== undefined) throw new Error(`secrets takes reseal or new-key, not "${what}"`);
+  return print(await services.webhooks.secrets.status());
 }
 
 async function run(args: string[]): Promise<void> {
@@ -104,11 +155,20 @@ async function run(args: string[]): Promise<void> {
         }),
       );
     }
-    case 'make-admin': {
-      return print({ email: rest[0], promoted: await accounts.promoteToAdmin(rest[0] ?? '') });
-    }
+    case 'status':
+      return print(await tradingStatus(rest));
+    case 'grant':
+      return print(await operators.setRole(cli, rest[0] ?? '', 'admin'));
+    case 'revoke':
+      return print(await operators.setRole(cli, rest[0] ?? '', 'user'));
+    case 'operators':
+      return print((await operators.list()).data);
+    case 'actions':
+      return print((await operators.actions(Number(rest[0] ?? 50), undefined, null)).data);
     case 'seed-demo':
       return print({ loaded: await loadDemo() });
+    case 'secrets':
+      return secrets(rest[0]);
     default:
       process.stdout.write(`${USAGE}\n`);
       if (command && command !== 'help') process.exitCode = 2;
@@ -117,6 +177,7 @@ async function run(args: string[]): Promise<void> {
 
 try {
   await run(process.argv.slice(2));
+  if (process.exitCode === undefined) await recordCommand(process.argv.slice(2));
 } catch (error) {
   const message =
     error instanceof AppError

@@ -1,6 +1,7 @@
+import { apportion } from './house.js';
 import type { Posting } from './ledger.js';
 import { PAYOUT_CENTS, type Side } from './money.js';
-import { NO_CHANGE, type PositionChange } from './positions.js';
+import { costOfShares, NO_CHANGE, type PositionChange, type PositionState } from './positions.js';
 
 /**
  * Conversions between the shares of an exclusive event's options, where exactly one option wins. Then NO on option
@@ -37,7 +38,7 @@ export interface ConversionLeg {
   side: Side;
   /** Shares the user received (positive) or gave (negative). */
   quantity: number;
-  /** The price per share the leg is booked at (its cost, or its proceeds): the house's chance of the option. */
+  /** The price per share of the leg's side at the house's chance of the option (adding up to 100 a set). */
   priceCents: number;
 }
 
@@ -46,7 +47,6 @@ export interface ConversionPlan {
   /** Cash the user receives (negative: pays). */
   cashCents: number;
   postings: Posting[];
-  positionChanges: { optionId: number; side: Side; change: PositionChange }[];
   /** Pairs minted and merged per option, for the option totals. */
   pairs: Map<number, { minted: number; merged: number }>;
   poolAfter: PoolState;
@@ -54,8 +54,7 @@ export interface ConversionPlan {
 
 /**
  * What a conversion does. `optionIds` are all the event's options; `prices` their reference prices in cents adding up
- * to exactly 100, at which each leg is booked to the user's cost basis and realized P&L (at those prices a conversion
- * neither gains nor loses value, so the books stay honest between conversions).
+ * to exactly 100 (the legs' prices, and the weights by which cost basis moves: conversionPositionChanges).
  */
 export function planConversion(
   eventId: number,
@@ -99,7 +98,7 @@ export function planConversion(
     });
     poolAfter = { yesSets: pool.yesSets, noSets: pool.noSets + quantity };
   }
-  postings.push({ account: { kind: 'cash', userId }, amount: cashCents });
+  postings.push({ account: { kind: 'transit', userId }, amount: cashCents });
 
   // A YES set and a NO set in the pool are one pair of every option: merged, their escrow back to the pool.
   const merged = Math.min(poolAfter.yesSets, poolAfter.noSets);
@@ -112,17 +111,50 @@ export function planConversion(
     poolAfter = { yesSets: poolAfter.yesSets - merged, noSets: poolAfter.noSets - merged };
   }
 
-  return { legs, cashCents, postings, positionChanges: legs.map(legChange), pairs, poolAfter };
+  return { legs, cashCents, postings, pairs, poolAfter };
 }
 
-function legChange(leg: ConversionLeg): { optionId: number; side: Side; change: PositionChange } {
-  const shares = Math.abs(leg.quantity);
-  const cents = shares * leg.priceCents;
-  const change: PositionChange =
-    leg.quantity > 0
-      ? { ...NO_CHANGE, boughtQuantity: shares, boughtCostCents: cents }
-      : { ...NO_CHANGE, soldQuantity: shares, soldProceedsCents: cents };
-  return { optionId: leg.optionId, side: leg.side, change };
+/**
+ * What a conversion does to the holder's positions. It exchanges shares for shares of equal worth, so it moves cost
+ * basis and realizes nothing: the basis the given shares take with them (costOfShares), less the cash received or
+ * plus the cash paid, becomes the cost of the shares received, shared by their legs' prices. What cannot move is
+ * realized on the given legs (shared by their prices): all of a merge's (it receives only cash: a sale of a complete
+ * set for 100), and cash received beyond the basis given (the shares received then cost nothing).
+ */
+export function conversionPositionChanges(
+  plan: Pick<ConversionPlan, 'legs' | 'cashCents'>,
+  held: (optionId: number, side: Side) => PositionState,
+): { optionId: number; side: Side; change: PositionChange }[] {
+  const given = plan.legs.filter((leg) => leg.quantity < 0);
+  const received = plan.legs.filter((leg) => leg.quantity > 0);
+  const basis = given.map((leg) => costOfShares(held(leg.optionId, leg.side), -leg.quantity));
+  const basisGiven = basis.reduce((sum, cents) => sum + cents, 0);
+  const realized =
+    received.length === 0 ? plan.cashCents - basisGiven : Math.max(0, plan.cashCents - basisGiven);
+  const gains = apportion(
+    given.map((leg) => -leg.quantity * leg.priceCents),
+    realized,
+  );
+  const costs = apportion(
+    received.map((leg) => leg.quantity * leg.priceCents),
+    basisGiven - plan.cashCents + realized,
+  );
+  return [
+    ...given.map((leg, index) => ({
+      optionId: leg.optionId,
+      side: leg.side,
+      change: {
+        ...NO_CHANGE,
+        soldQuantity: -leg.quantity,
+        soldProceedsCents: (basis[index] as number) + (gains[index] as number),
+      },
+    })),
+    ...received.map((leg, index) => ({
+      optionId: leg.optionId,
+      side: leg.side,
+      change: { ...NO_CHANGE, boughtQuantity: leg.quantity, boughtCostCents: costs[index] as number },
+    })),
+  ];
 }
 
 /** What the user must have free for a conversion: cash (split), or shares of each leg they give. */

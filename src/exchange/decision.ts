@@ -1,35 +1,40 @@
 import {
-  type ConversionKind,
-  type ConversionLeg,
   type ConversionRequest,
   conversionNeeds,
-  type PoolState,
+  conversionPositionChanges,
   planConversion,
 } from './conversions.js';
-import { executeMatch, positionKey, type TradeRecord } from './execution.js';
-import { apportion, type House } from './house.js';
-import { houseMoves, type LadderLevel, type LevelKey, ladderLevels, levelKey } from './ladder.js';
-import type { JournalEntry, Posting } from './ledger.js';
-import type { AmmState } from './lmsr.js';
+import { DecisionRecord, releasePostings } from './decision-record.js';
+import type {
+  Amend,
+  BookState,
+  Decision,
+  ExclusiveState,
+  Holdings,
+  Instruction,
+  MarketState,
+  NewOrder,
+  OptionTotals,
+  PlacedVerdict,
+  Refusal,
+  Verdict,
+} from './decision-types.js';
+import { executeMatch, positionKey } from './execution.js';
+import { apportion } from './house.js';
+import { type KeyAccount, type KeyExposure, keyLimitRefusal } from './key-limits.js';
+import { crossesOnArrival, fillableQuantity, type MatchResult, matchOrder, takerStatus } from './matching.js';
+import { feeCents, PAYOUT_CENTS, type Side } from './money.js';
+import { toLadder } from './order-book.js';
+import { type OrderState, restingOf, rests } from './orders.js';
 import {
-  crossesOnArrival,
-  type FillKind,
-  fillableQuantity,
-  type MatchResult,
-  matchOrder,
-  takerStatus,
-} from './matching.js';
-import { type Action, feeCents, PAYOUT_CENTS, type Side } from './money.js';
-import { type OrderBook, toLadder } from './order-book.js';
-import {
-  type EndReason,
-  type OrderKind,
-  type OrderState,
-  restingOf,
-  rests,
-  type TimeInForce,
-} from './orders.js';
-import { applyPositionChange, NO_CHANGE, type PositionChange, type PositionState } from './positions.js';
+  applyPositionChange,
+  EMPTY_POSITION,
+  NO_CHANGE,
+  type PositionChange,
+  type PositionState,
+} from './positions.js';
+
+export type * from './decision-types.js';
 
 /**
  * The one decision of the exchange: what a list of instructions (orders placed, cancelled, expired, a market closed,
@@ -40,191 +45,6 @@ import { applyPositionChange, NO_CHANGE, type PositionChange, type PositionState
  * instruction (placed, ended, converted, or refused with its reason). No I/O; the instructions are decided in the
  * order given, each as if it came alone.
  */
-
-/** The resting orders of one option: the order book and the state of each order on it. */
-export interface BookState {
-  book: OrderBook;
-  orders: Map<number, OrderState>;
-}
-
-/** What an exclusive event adds to its market: its options in order, its conversion pool and last prices. */
-export interface ExclusiveState {
-  eventId: number;
-  optionIds: number[];
-  pool: PoolState;
-  /** Each option's last traded YES price: the reference of conversions when the event has no house maker. */
-  lastYesPrices: Map<number, number | null>;
-}
-
-export interface MarketState {
-  /** Null when the market takes orders; else why it does not (its state, or "past its closing time"). */
-  closed: string | null;
-  /** Null unless conversions are open (an exclusive event before its resolution); else why they are not. */
-  conversionsClosed: string | null;
-  /** The house maker; advanced by the fills it takes part in. */
-  house: House | null;
-  /** Present for an exclusive event. */
-  exclusive: ExclusiveState | null;
-  feeBps: number;
-  now: Date;
-}
-
-/** What the takers hold, read under lock: the cash of every buyer, the positions of every seller (positionKey). */
-export interface Holdings {
-  cash: Map<number, number>;
-  positions: Map<string, PositionState>;
-}
-
-export interface NewOrder {
-  /** Taken from the orders' sequence before the decision. */
-  id: number;
-  optionId: number;
-  userId: number;
-  kind: OrderKind;
-  side: Side;
-  action: Action;
-  quantity: number;
-  priceCents: number;
-  timeInForce: TimeInForce;
-  postOnly: boolean;
-  /** GTD: when what rests of it expires. */
-  expiresAt: Date | null;
-  clientOrderId: string | null;
-  /** The credential that placed it (its dead man's switch covers it). */
-  placedBy: string | null;
-}
-
-/**
- * A change to a resting order. The same price and fewer shares left: the order shrinks where it stands, keeping
- * its time priority. A new price, or more shares: it is cancelled and `replacement` placed in its stead at once
- * (same side, action, time in force, expiry and post-only flag), behind every order already at that price; if the
- * replacement cannot be placed the order stays as it was.
- */
-export interface Amend {
-  optionId: number;
-  orderId: number;
-  userId: number;
-  /** The shares the order is to have left to fill (null: as it has now). */
-  remainingQuantity: number | null;
-  /** Its new price (null: as it is). */
-  priceCents: number | null;
-  /** The replacement's id (taken beforehand, used only if it is placed), clientOrderId and credential. */
-  replacement: { id: number; clientOrderId: string | null; placedBy: string | null };
-}
-
-export type Instruction =
-  | { type: 'place'; order: NewOrder }
-  | {
-      type: 'cancel';
-      optionId: number;
-      orderId: number;
-      userId: number;
-      /** Why, when not at the user's own request. */
-      reason?: 'heartbeat_lapsed';
-    }
-  | ({ type: 'amend' } & Amend)
-  /** Its time is up (the caller read its expiry); it ends if it still rests. */
-  | { type: 'expire'; optionId: number; orderId: number }
-  /** Every resting order of the market ends, and the house stops quoting. */
-  | { type: 'close' }
-  | { type: 'convert'; id: number; request: ConversionRequest };
-
-export type Refusal =
-  | { code: 'MARKET_CLOSED'; state: string }
-  | { code: 'INSUFFICIENT_FUNDS'; neededCents: number; availableCents: number }
-  | { code: 'INSUFFICIENT_SHARES'; needed: number; available: number }
-  | { code: 'NO_LIQUIDITY' }
-  /** A post-only order that would meet a resting order or a house quote on arrival. */
-  | { code: 'POST_ONLY_WOULD_TAKE' }
-  /** A fill-or-kill order that cannot fill whole now. */
-  | { code: 'FOK_NOT_FILLED'; fillableQuantity: number }
-  | { code: 'ORDER_NOT_OPEN' }
-  | { code: 'INVALID_CONVERSION'; reason: string };
-
-export interface Conversion {
-  id: number;
-  userId: number;
-  kind: ConversionKind;
-  quantity: number;
-  /** convert: the options whose NO was given. */
-  optionIds: number[];
-  cashCents: number;
-  legs: ConversionLeg[];
-}
-
-export interface PlacedVerdict {
-  type: 'placed';
-  order: OrderState;
-  /** Its slice of the decision's trades (its own and its makers'). */
-  trades: { from: number; to: number };
-  /** The resting orders it filled, as they stood right after it. */
-  makers: OrderState[];
-  /** The taker's own resting orders it met: cancelled, never filled. */
-  selfTradeCancelled: OrderState[];
-}
-
-export type Verdict =
-  | PlacedVerdict
-  | { type: 'ended'; reason: 'cancelled' | 'expired' | 'market_closed'; orders: OrderState[] }
-  /**
-   * `previous`: the order as it stood before; `order`: as it stands now (the same order shrunk, or the replacement,
-   * whose placing is `replacement`). An amend that changes nothing leaves `order` equal to `previous`.
-   */
-  | { type: 'amended'; previous: OrderState; order: OrderState; replacement: PlacedVerdict | null }
-  | { type: 'converted'; conversion: Conversion }
-  | { type: 'unchanged' }
-  | { type: 'refused'; refusal: Refusal };
-
-export interface DecidedFill {
-  optionId: number;
-  takerOrderId: number;
-  makerOrderId: number | null;
-  yesPrice: number;
-  quantity: number;
-  kind: FillKind;
-  takerSide: Side;
-  takerAction: Action;
-}
-
-export interface OptionTotals {
-  pairsMinted: number;
-  pairsMerged: number;
-  volumeShares: number;
-  volumeCents: number;
-  lastYesPrice: number | null;
-  /** Cash the house maker received in the option (negative: paid). */
-  houseCashCents: number;
-}
-
-/** What the decision did to one option. */
-export interface OptionDecision {
-  totals: OptionTotals;
-  /** Whether its book changed (orders, the house quotes, or fills): it then has a new book version and its levels. */
-  changed: boolean;
-  /** The house maker's ladder in the option after the instructions (null when it has none). */
-  house: AmmState | null;
-  /** The ladder levels the instructions changed, as they now stand. */
-  levels: LadderLevel[];
-}
-
-export interface Decision {
-  verdicts: Verdict[];
-  /** Every order to write in its final state: the new ones (`newOrderIds`) and the resting ones changed. */
-  orders: Map<number, OrderState>;
-  newOrderIds: Set<number>;
-  fills: DecidedFill[];
-  /** Trades by fill (`fillIndex` into `fills`). */
-  trades: TradeRecord[];
-  entries: JournalEntry[];
-  /** Each holder's position changes, in the order they happened (positionKey). */
-  positions: Map<string, { userId: number; optionId: number; side: Side; changes: PositionChange[] }>;
-  /** Per option of the market: totals, house, levels. */
-  options: Map<number, OptionDecision>;
-  /** The exclusive event's conversion pool after the instructions (null for an independent option). */
-  pool: PoolState | null;
-  /** Whether anything at all is to be written. */
-  changed: boolean;
-}
 
 /** Decides the instructions in order; advances `books` and `market.house` to the state after them. */
 export function decide(
@@ -243,51 +63,8 @@ export function applyPositionChanges(position: PositionState, changes: PositionC
   return changes.reduce(applyPositionChange, position);
 }
 
-const NO_TOTALS: OptionTotals = {
-  pairsMinted: 0,
-  pairsMerged: 0,
-  volumeShares: 0,
-  volumeCents: 0,
-  lastYesPrice: null,
-  houseCashCents: 0,
-};
-
-class Decider {
-  private readonly cash: Map<number, number>;
-  private readonly positions: Map<string, PositionState>;
-  private readonly houseBefore: House | null;
-  private readonly touched = new Map<number, Set<LevelKey>>();
-  private readonly totals = new Map<number, OptionTotals>();
-  private closed: string | null;
-  private pool: PoolState | null;
-  private readonly out: Pick<
-    Decision,
-    'orders' | 'newOrderIds' | 'fills' | 'trades' | 'entries' | 'positions'
-  > = {
-    orders: new Map(),
-    newOrderIds: new Set(),
-    fills: [],
-    trades: [],
-    entries: [],
-    positions: new Map(),
-  };
-
-  constructor(
-    private readonly books: Map<number, BookState>,
-    private readonly market: MarketState,
-    holdings: Holdings,
-  ) {
-    this.cash = new Map(holdings.cash);
-    this.positions = new Map(holdings.positions);
-    this.closed = market.closed;
-    this.houseBefore = market.closed === null && market.house ? market.house.clone() : null;
-    this.pool = market.exclusive ? { ...market.exclusive.pool } : null;
-    for (const optionId of books.keys()) {
-      this.touched.set(optionId, new Set());
-      this.totals.set(optionId, { ...NO_TOTALS });
-    }
-  }
-
+/** The rules of each instruction, on the record of what the decision did before it. */
+class Decider extends DecisionRecord {
   run(instruction: Instruction): Verdict {
     switch (instruction.type) {
       case 'place':
@@ -316,41 +93,12 @@ class Decider {
     }
   }
 
-  finish(verdicts: Verdict[]): Decision {
-    const houseAfter = this.closed === null ? this.market.house : null;
-    const options = new Map<number, OptionDecision>();
-    for (const [optionId, state] of this.books) {
-      const after = houseAfter?.quote(optionId) ?? null;
-      const moves = houseMoves(this.houseBefore?.quote(optionId) ?? null, after);
-      const touched = this.touched.get(optionId) as Set<LevelKey>;
-      const totals = this.totals.get(optionId) as OptionTotals;
-      // Fills change the book even when they leave every level as it was (two against the house that net out):
-      // its version moves on, so that the fills are announced and read as any others.
-      const changed = touched.size > 0 || moves.length > 0 || totals.volumeShares > 0;
-      options.set(optionId, {
-        totals,
-        changed,
-        house: this.market.house?.quote(optionId) ?? null,
-        levels: changed ? ladderLevels(state.book, after, [...touched, ...moves]) : [],
-      });
-    }
-    const converted = verdicts.some((verdict) => verdict.type === 'converted');
-    return {
-      ...this.out,
-      verdicts,
-      options,
-      pool: this.pool,
-      // An order placed is written even when it changed no book (an IOC that met nothing).
-      changed:
-        converted || this.out.orders.size > 0 || [...options.values()].some((option) => option.changed),
-    };
-  }
-
   private place(order: NewOrder, replacesOrderId: number | null = null): Verdict {
     if (this.closed !== null) return refused({ code: 'MARKET_CLOSED', state: this.closed });
     const state = this.books.get(order.optionId);
     if (!state) throw new Error(`option ${order.optionId} is not in this market`);
-    const short = this.missingCollateral(order) ?? this.unplaceable(state, order);
+    const short =
+      this.missingCollateral(order) ?? this.unplaceable(state, order) ?? this.overKeyLimit(state, order);
     if (short) return refused(short);
     const ladder = toLadder(order.side, order.action, order.priceCents);
     const taker = takerOf(order);
@@ -393,7 +141,42 @@ class Decider {
       this.touch(order.optionId, ladder.bookSide, ladder.bookPrice);
     }
     this.addTotals(order.optionId, execution);
+    this.countKeyUse(order, restingQuantity > 0);
     return { type: 'placed', order: placed, trades, makers, selfTradeCancelled };
+  }
+
+  /** Why the placing key's limits refuse the order (`replaced`: the resting order an amend frees first), if they do. */
+  private overKeyLimit(state: BookState, order: NewOrder, replaced?: OrderState): Refusal | null {
+    const account = order.placedBy === null ? undefined : this.keys.get(order.placedBy);
+    if (!account) return null;
+    const mayRest = rests(order.kind, order.timeInForce);
+    const limited = { ...order, mayRest };
+    return keyLimitRefusal(
+      account,
+      limited,
+      this.keyExposure(state, order, account, replaced),
+      this.market.feeBps,
+    );
+  }
+
+  private keyExposure(
+    state: BookState,
+    order: NewOrder,
+    account: KeyAccount,
+    replaced?: OrderState,
+  ): KeyExposure {
+    const own = replaced !== undefined && replaced.placedBy === order.placedBy;
+    const freed = own
+      ? { openOrders: 1, shares: replaced.quantity - replaced.filledQuantity, cents: replaced.reservedCents }
+      : { openOrders: 0, shares: 0, cents: 0 };
+    if (account.limits.maxPositionShares === null || order.action !== 'BUY') return { heldShares: 0, freed };
+    const held = this.positions.get(positionKey(order.userId, order.optionId, order.side));
+    if (!held) throw new Error(`the position of ${order.userId} in option ${order.optionId} was not given`);
+    let resting = 0;
+    for (const other of state.orders.values())
+      if (other.placedBy === order.placedBy && other.action === 'BUY' && other.side === order.side)
+        resting += other.quantity - other.filledQuantity;
+    return { heldShares: held.quantity + resting, freed };
   }
 
   /** Why an order that can pay cannot be placed now: post-only that would take, fill-or-kill that cannot fill. */
@@ -463,7 +246,10 @@ class Decider {
       expiresAt: order.expiresAt,
     };
     // Checked before the order is touched, with what cancelling it would free counted in.
-    const short = this.missingCollateral(replacement, order) ?? this.unplaceable(state, replacement);
+    const short =
+      this.missingCollateral(replacement, order) ??
+      this.unplaceable(state, replacement) ??
+      this.overKeyLimit(state, replacement, order);
     if (short) return refused(short);
     const previous = this.endOrder(order, 'replaced');
     const placed = this.place(replacement, order.id) as PlacedVerdict;
@@ -504,7 +290,7 @@ class Decider {
   }
 
   private missingCash(userId: number, neededCents: number, freedCents = 0): Refusal | null {
-    const availableCents = (this.cash.get(userId) ?? 0) + freedCents;
+    const availableCents = (this.funds.get(userId) ?? 0) + freedCents;
     return availableCents < neededCents ? { code: 'INSUFFICIENT_FUNDS', neededCents, availableCents } : null;
   }
 
@@ -555,7 +341,9 @@ class Decider {
       ref: { type: 'conversion', id },
       postings: plan.postings,
     });
-    for (const { optionId, side, change } of plan.positionChanges)
+    const held = (optionId: number, side: Side) =>
+      this.positions.get(positionKey(request.userId, optionId, side)) ?? EMPTY_POSITION;
+    for (const { optionId, side, change } of conversionPositionChanges(plan, held))
       this.changePosition(request.userId, optionId, side, change);
     for (const [optionId, { minted, merged }] of plan.pairs) {
       const totals = this.totals.get(optionId) as OptionTotals;
@@ -585,119 +373,6 @@ class Decider {
     const prices = apportion(weights, PAYOUT_CENTS);
     return new Map(exclusive.optionIds.map((id, index) => [id, prices[index] as number]));
   }
-
-  /** Records a match's fills and trades; returns the taker's slice of the trades. */
-  private recordFills(
-    order: NewOrder,
-    match: MatchResult,
-    trades: TradeRecord[],
-    bookSide: 'bid' | 'ask',
-  ): { from: number; to: number } {
-    const fillBase = this.out.fills.length;
-    const from = this.out.trades.length;
-    const makerSide = bookSide === 'bid' ? 'ask' : 'bid';
-    for (const fill of match.fills) {
-      const makerOrderId = fill.maker.kind === 'order' ? fill.maker.order.id : null;
-      if (makerOrderId !== null) this.touch(order.optionId, makerSide, fill.yesPrice);
-      this.out.fills.push({
-        optionId: order.optionId,
-        takerOrderId: order.id,
-        makerOrderId,
-        yesPrice: fill.yesPrice,
-        quantity: fill.quantity,
-        kind: fill.kind,
-        takerSide: order.side,
-        takerAction: order.action,
-      });
-    }
-    for (const trade of trades) this.out.trades.push({ ...trade, fillIndex: trade.fillIndex + fillBase });
-    return { from, to: this.out.trades.length };
-  }
-
-  /** A resting order after its fills in one match (it leaves the book when used up; the book already moved). */
-  private fillMaker(
-    state: BookState,
-    update: { orderId: number; filledQuantity: number; reservedSpentCents: number },
-  ): OrderState {
-    const before = state.orders.get(update.orderId) as OrderState;
-    const filledQuantity = before.filledQuantity + update.filledQuantity;
-    const after: OrderState = {
-      ...before,
-      filledQuantity,
-      reservedCents: before.reservedCents - update.reservedSpentCents,
-      status: filledQuantity === before.quantity ? 'filled' : 'partially_filled',
-    };
-    if (after.status === 'filled') state.orders.delete(after.id);
-    else state.orders.set(after.id, after);
-    this.out.orders.set(after.id, after);
-    return after;
-  }
-
-  /**
-   * Ends a resting order: it leaves the book and gives back what it held (reserved cash to cash, reserved shares
-   * to its holder). A self-trade cancel's release goes into the entry of the order that caused it; any other end
-   * has an entry of its own.
-   */
-  private endOrder(order: OrderState, reason: EndReason, withinTaker = false): OrderState {
-    const state = this.books.get(order.optionId) as BookState;
-    state.book.remove(order.id);
-    state.orders.delete(order.id);
-    this.touch(order.optionId, order.bookSide, order.bookPrice);
-    const left = order.quantity - order.filledQuantity;
-    if (order.action === 'SELL')
-      this.changePosition(order.userId, order.optionId, order.side, { ...NO_CHANGE, newlyReserved: -left });
-    const ended: OrderState = {
-      ...order,
-      status: reason === 'expired' ? 'expired' : 'cancelled',
-      reservedCents: 0,
-      cancelReason: reason,
-    };
-    this.out.orders.set(ended.id, ended);
-    if (!withinTaker) {
-      this.post({
-        kind: reason === 'expired' ? 'order_expiry' : 'order_cancel',
-        memo: `order ${order.id} ended: ${reason}`,
-        userId: order.userId,
-        ref: { type: 'order', id: order.id },
-        postings: releasePostings(order),
-      });
-    }
-    return ended;
-  }
-
-  private touch(optionId: number, side: 'bid' | 'ask', priceCents: number): void {
-    this.touched.get(optionId)?.add(levelKey(side, priceCents));
-  }
-
-  private changePosition(userId: number, optionId: number, side: Side, change: PositionChange): void {
-    const key = positionKey(userId, optionId, side);
-    const entry = this.out.positions.get(key) ?? { userId, optionId, side, changes: [] };
-    entry.changes.push(change);
-    this.out.positions.set(key, entry);
-    const known = this.positions.get(key);
-    if (known) this.positions.set(key, applyPositionChange(known, change));
-  }
-
-  /** Adds a ledger entry; the cash it moves for a taker counts for that taker's next order in the same decision. */
-  private post(entry: JournalEntry): void {
-    if (entry.postings.length === 0) return;
-    this.out.entries.push(entry);
-    for (const { account, amount } of entry.postings) {
-      if (account.kind !== 'cash') continue;
-      const cash = this.cash.get(account.userId);
-      if (cash !== undefined) this.cash.set(account.userId, cash + amount);
-    }
-  }
-
-  private addTotals(optionId: number, execution: ReturnType<typeof executeMatch>): void {
-    const totals = this.totals.get(optionId) as OptionTotals;
-    totals.pairsMinted += execution.pairsMinted;
-    totals.pairsMerged += execution.pairsMerged;
-    totals.volumeShares += execution.volumeShares;
-    totals.volumeCents += execution.takerNotionalCents;
-    totals.houseCashCents += execution.houseCashCents;
-    if (execution.lastYesPrice !== null) totals.lastYesPrice = execution.lastYesPrice;
-  }
 }
 
 /** Why a conversion request cannot be carried out on these options, or null when it can. */
@@ -724,13 +399,4 @@ function takerOf(order: NewOrder) {
 
 function refused(refusal: Refusal): Verdict {
   return { type: 'refused', refusal };
-}
-
-/** Reserved cash of an ended BUY goes back to cash. */
-function releasePostings(order: OrderState): Posting[] {
-  if (order.action !== 'BUY' || order.reservedCents <= 0) return [];
-  return [
-    { account: { kind: 'reserved', userId: order.userId }, amount: -order.reservedCents },
-    { account: { kind: 'cash', userId: order.userId }, amount: order.reservedCents },
-  ];
 }

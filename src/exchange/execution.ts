@@ -69,148 +69,184 @@ export function executeMatch(
   match: MatchResult,
   options: { feeBps: number; restingQuantity: number },
 ): Execution {
-  const postings: Posting[] = [];
-  const trades: TradeRecord[] = [];
-  const positionChanges = new Map<string, { userId: number; side: Side; change: PositionChange }>();
-  const makerUpdates = new Map<number, MakerOrderUpdate>();
-  let pairsMinted = 0;
-  let pairsMerged = 0;
-  let takerNotionalCents = 0;
-  let volumeShares = 0;
-  let lastYesPrice: number | null = null;
-  let houseCashCents = 0;
+  const execution = new ExecutionBuilder(optionId, taker);
+  match.fills.forEach((fill, fillIndex) => {
+    execution.takerSide(fill, fillIndex);
+    execution.makerSide(fill, fillIndex);
+    execution.pairs(fill);
+  });
+  execution.fee(options.feeBps);
+  execution.resting(options.restingQuantity);
+  return execution.result();
+}
 
-  const change = (userId: number, side: Side): PositionChange => {
-    const key = positionKey(userId, optionId, side);
-    let entry = positionChanges.get(key);
-    if (!entry) {
-      entry = { userId, side, change: { ...NO_CHANGE } };
-      positionChanges.set(key, entry);
-    }
-    return entry.change;
-  };
+/** The movements of one match, gathered fill by fill. */
+class ExecutionBuilder {
+  private readonly postings: Posting[] = [];
+  private readonly trades: TradeRecord[] = [];
+  private readonly positionChanges: Execution['positionChanges'] = new Map();
+  private readonly makerUpdates = new Map<number, MakerOrderUpdate>();
+  private pairsMinted = 0;
+  private pairsMerged = 0;
+  private takerNotionalCents = 0;
+  private volumeShares = 0;
+  private lastYesPrice: number | null = null;
+  private houseCashCents = 0;
+  private takerFeeCents = 0;
+  private takerRestingReserveCents = 0;
 
-  match.fills.forEach((fill: Fill, fillIndex) => {
-    const takerPrice = sidePrice(taker.side, fill.yesPrice);
-    const makerPrice = sidePrice(fill.makerSide, fill.yesPrice);
-    const takerCents = takerPrice * fill.quantity;
-    const makerCents = makerPrice * fill.quantity;
-    takerNotionalCents += takerCents;
-    volumeShares += fill.quantity;
-    lastYesPrice = fill.yesPrice;
+  constructor(
+    private readonly optionId: number,
+    private readonly taker: Taker,
+  ) {}
 
-    // Taker.
+  /** The taker pays (BUY) or receives (SELL) its side's price, from or into its transit account. */
+  takerSide(fill: Fill, fillIndex: number): void {
+    const taker = this.taker;
+    const priceCents = sidePrice(taker.side, fill.yesPrice);
+    const cents = priceCents * fill.quantity;
+    this.takerNotionalCents += cents;
+    this.volumeShares += fill.quantity;
+    this.lastYesPrice = fill.yesPrice;
+    const c = this.change(taker.userId, taker.side);
     if (taker.action === 'BUY') {
-      postings.push({ account: { kind: 'cash', userId: taker.userId }, amount: -takerCents });
-      const c = change(taker.userId, taker.side);
+      this.post({ kind: 'transit', userId: taker.userId }, -cents);
       c.boughtQuantity += fill.quantity;
-      c.boughtCostCents += takerCents;
+      c.boughtCostCents += cents;
     } else {
-      postings.push({ account: { kind: 'cash', userId: taker.userId }, amount: takerCents });
-      const c = change(taker.userId, taker.side);
+      this.post({ kind: 'transit', userId: taker.userId }, cents);
       c.soldQuantity += fill.quantity;
-      c.soldProceedsCents += takerCents;
+      c.soldProceedsCents += cents;
     }
-    trades.push({
+    const { orderId, userId, side, action } = taker;
+    const quantity = fill.quantity;
+    this.trades.push({
       fillIndex,
-      userId: taker.userId,
-      orderId: taker.orderId,
-      side: taker.side,
-      action: taker.action,
-      quantity: fill.quantity,
-      priceCents: takerPrice,
+      userId,
+      orderId,
+      side,
+      action,
+      quantity,
+      priceCents,
       feeCents: 0,
       liquidity: 'taker',
     });
+  }
 
-    // Maker.
+  /** The house pays or receives through `amm`; a resting order's BUY from its reservation, its SELL into transit. */
+  makerSide(fill: Fill, fillIndex: number): void {
+    const priceCents = sidePrice(fill.makerSide, fill.yesPrice);
+    const cents = priceCents * fill.quantity;
     if (fill.maker.kind === 'amm') {
-      const amount = fill.makerAction === 'BUY' ? -makerCents : makerCents;
-      postings.push({ account: { kind: 'amm' }, amount });
-      houseCashCents += amount;
-    } else {
-      const order = fill.maker.order;
-      const update = makerUpdates.get(order.id) ?? {
-        orderId: order.id,
-        userId: order.userId,
-        filledQuantity: 0,
-        reservedSpentCents: 0,
-      };
-      update.filledQuantity += fill.quantity;
-      const c = change(order.userId, fill.makerSide);
-      if (fill.makerAction === 'BUY') {
-        postings.push({ account: { kind: 'reserved', userId: order.userId }, amount: -makerCents });
-        update.reservedSpentCents += makerCents;
-        c.boughtQuantity += fill.quantity;
-        c.boughtCostCents += makerCents;
-      } else {
-        postings.push({ account: { kind: 'cash', userId: order.userId }, amount: makerCents });
-        c.soldQuantity += fill.quantity;
-        c.soldProceedsCents += makerCents;
-        c.soldFromReserved += fill.quantity;
-      }
-      makerUpdates.set(order.id, update);
-      trades.push({
-        fillIndex,
-        userId: order.userId,
-        orderId: order.id,
-        side: fill.makerSide,
-        action: fill.makerAction,
-        quantity: fill.quantity,
-        priceCents: makerPrice,
-        feeCents: 0,
-        liquidity: 'maker',
-      });
+      const amount = fill.makerAction === 'BUY' ? -cents : cents;
+      this.post({ kind: 'amm' }, amount);
+      this.houseCashCents += amount;
+      return;
     }
+    const order = fill.maker.order;
+    const update = this.makerUpdate(order.id, order.userId);
+    update.filledQuantity += fill.quantity;
+    const c = this.change(order.userId, fill.makerSide);
+    if (fill.makerAction === 'BUY') {
+      this.post({ kind: 'reserved', userId: order.userId }, -cents);
+      update.reservedSpentCents += cents;
+      c.boughtQuantity += fill.quantity;
+      c.boughtCostCents += cents;
+    } else {
+      this.post({ kind: 'transit', userId: order.userId }, cents);
+      c.soldQuantity += fill.quantity;
+      c.soldProceedsCents += cents;
+      c.soldFromReserved += fill.quantity;
+    }
+    this.trades.push({
+      fillIndex,
+      userId: order.userId,
+      orderId: order.id,
+      side: fill.makerSide,
+      action: fill.makerAction,
+      quantity: fill.quantity,
+      priceCents,
+      feeCents: 0,
+      liquidity: 'maker',
+    });
+  }
 
-    // Collateral of the pairs.
+  /** A mint puts 100 a pair into the option's escrow, a merge takes it out. */
+  pairs(fill: Fill): void {
     if (fill.kind === 'mint') {
-      postings.push({ account: { kind: 'escrow', optionId }, amount: PAYOUT_CENTS * fill.quantity });
-      pairsMinted += fill.quantity;
+      this.post({ kind: 'escrow', optionId: this.optionId }, PAYOUT_CENTS * fill.quantity);
+      this.pairsMinted += fill.quantity;
     } else if (fill.kind === 'merge') {
-      postings.push({ account: { kind: 'escrow', optionId }, amount: -PAYOUT_CENTS * fill.quantity });
-      pairsMerged += fill.quantity;
-    }
-  });
-
-  const takerFeeCents = feeCents(takerNotionalCents, options.feeBps);
-  if (takerFeeCents > 0) {
-    postings.push({ account: { kind: 'cash', userId: taker.userId }, amount: -takerFeeCents });
-    postings.push({ account: { kind: 'fees' }, amount: takerFeeCents });
-    allocateFee(trades, takerFeeCents);
-    const c = change(taker.userId, taker.side);
-    if (taker.action === 'BUY') c.boughtCostCents += takerFeeCents;
-    else c.soldProceedsCents -= takerFeeCents;
-  }
-
-  let takerRestingReserveCents = 0;
-  if (options.restingQuantity > 0) {
-    if (taker.action === 'BUY') {
-      takerRestingReserveCents = taker.limitPrice * options.restingQuantity;
-      postings.push({ account: { kind: 'cash', userId: taker.userId }, amount: -takerRestingReserveCents });
-      postings.push({
-        account: { kind: 'reserved', userId: taker.userId },
-        amount: takerRestingReserveCents,
-      });
-    } else {
-      change(taker.userId, taker.side).newlyReserved += options.restingQuantity;
+      this.post({ kind: 'escrow', optionId: this.optionId }, -PAYOUT_CENTS * fill.quantity);
+      this.pairsMerged += fill.quantity;
     }
   }
 
-  return {
-    postings,
-    trades,
-    positionChanges,
-    makerUpdates: [...makerUpdates.values()],
-    takerFeeCents,
-    takerNotionalCents,
-    takerRestingReserveCents,
-    pairsMinted,
-    pairsMerged,
-    volumeShares,
-    lastYesPrice,
-    houseCashCents,
-  };
+  /** The taker's fee on its notional, spread over its trades, in its cost (BUY) or off its proceeds (SELL). */
+  fee(feeBps: number): void {
+    const taker = this.taker;
+    this.takerFeeCents = feeCents(this.takerNotionalCents, feeBps);
+    if (this.takerFeeCents === 0) return;
+    this.post({ kind: 'transit', userId: taker.userId }, -this.takerFeeCents);
+    this.post({ kind: 'fees' }, this.takerFeeCents);
+    allocateFee(this.trades, this.takerFeeCents);
+    const c = this.change(taker.userId, taker.side);
+    if (taker.action === 'BUY') c.boughtCostCents += this.takerFeeCents;
+    else c.soldProceedsCents -= this.takerFeeCents;
+  }
+
+  /** What rests of the taker: a BUY's price moves from transit to reserved, a SELL's shares are reserved. */
+  resting(quantity: number): void {
+    if (quantity <= 0) return;
+    const taker = this.taker;
+    if (taker.action === 'SELL') {
+      this.change(taker.userId, taker.side).newlyReserved += quantity;
+      return;
+    }
+    this.takerRestingReserveCents = taker.limitPrice * quantity;
+    this.post({ kind: 'transit', userId: taker.userId }, -this.takerRestingReserveCents);
+    this.post({ kind: 'reserved', userId: taker.userId }, this.takerRestingReserveCents);
+  }
+
+  result(): Execution {
+    return {
+      postings: this.postings,
+      trades: this.trades,
+      positionChanges: this.positionChanges,
+      makerUpdates: [...this.makerUpdates.values()],
+      takerFeeCents: this.takerFeeCents,
+      takerNotionalCents: this.takerNotionalCents,
+      takerRestingReserveCents: this.takerRestingReserveCents,
+      pairsMinted: this.pairsMinted,
+      pairsMerged: this.pairsMerged,
+      volumeShares: this.volumeShares,
+      lastYesPrice: this.lastYesPrice,
+      houseCashCents: this.houseCashCents,
+    };
+  }
+
+  private post(account: Posting['account'], amount: number): void {
+    this.postings.push({ account, amount });
+  }
+
+  private change(userId: number, side: Side): PositionChange {
+    const key = positionKey(userId, this.optionId, side);
+    let entry = this.positionChanges.get(key);
+    if (!entry) {
+      entry = { userId, side, change: { ...NO_CHANGE } };
+      this.positionChanges.set(key, entry);
+    }
+    return entry.change;
+  }
+
+  private makerUpdate(orderId: number, userId: number): MakerOrderUpdate {
+    let update = this.makerUpdates.get(orderId);
+    if (!update) {
+      update = { orderId, userId, filledQuantity: 0, reservedSpentCents: 0 };
+      this.makerUpdates.set(orderId, update);
+    }
+    return update;
+  }
 }
 
 /** Spreads the taker's fee over its trades in proportion to their notional; the last trade takes the rounding. */

@@ -11,16 +11,20 @@ export type TimeInForce = 'GTC' | 'GTD' | 'IOC' | 'FOK';
 export type OrderStatus = 'open' | 'partially_filled' | 'filled' | 'cancelled' | 'expired';
 
 /** Why an order stopped before it filled. */
-export type EndReason =
-  | 'cancelled_by_user'
-  | 'self_trade_prevented'
-  | 'unfilled_remainder'
-  | 'market_closed'
-  | 'expired'
+/** Why an order ended without filling: every reason an order's `cancelReason` can give. */
+export const END_REASONS = [
+  'cancelled_by_user',
+  'self_trade_prevented',
+  'unfilled_remainder',
+  'market_closed',
+  'expired',
   /** Amended by a price change or an increase: a new order took its place. */
-  | 'replaced'
+  'replaced',
   /** Its credential's dead man's switch went off: no heartbeat arrived in time. */
-  | 'heartbeat_lapsed';
+  'heartbeat_lapsed',
+] as const;
+
+export type EndReason = (typeof END_REASONS)[number];
 
 /** Whether an order's unfilled rest may rest on the book. */
 export function rests(kind: OrderKind, timeInForce: TimeInForce): boolean {

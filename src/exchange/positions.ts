@@ -47,8 +47,7 @@ export function applyPositionChange(position: PositionState, change: PositionCha
   if (change.soldQuantity > 0) {
     if (change.soldQuantity > quantity)
       throw new RangeError(`cannot sell ${change.soldQuantity} of ${quantity} shares`);
-    const removed =
-      change.soldQuantity === quantity ? costCents : Math.floor((costCents * change.soldQuantity) / quantity);
+    const removed = costOfShares({ quantity, costCents }, change.soldQuantity);
     quantity -= change.soldQuantity;
     costCents -= removed;
     realizedPnlCents += change.soldProceedsCents - removed;
@@ -60,21 +59,35 @@ export function applyPositionChange(position: PositionState, change: PositionCha
   return { quantity, reservedQuantity, costCents, realizedPnlCents };
 }
 
+/** The cost basis that `sold` of a holding's shares take with them: their share of it, all of it for the last. */
+export function costOfShares(position: Pick<PositionState, 'quantity' | 'costCents'>, sold: number): number {
+  if (sold >= position.quantity) return position.costCents;
+  return Math.floor((position.costCents * sold) / position.quantity);
+}
+
 export type Outcome = 'YES' | 'NO' | 'VOID';
 
-/** Cents paid per share of `side` when the option resolves to `outcome`. */
-export function payoutPerShare(side: Side, outcome: Outcome): number {
-  if (outcome === 'VOID') return PAYOUT_CENTS / 2;
-  return side === outcome ? PAYOUT_CENTS : 0;
+/**
+ * What a YES share of an option pays when it resolves to `outcome` (a NO share pays the rest of 100): all of it or
+ * nothing, or for VOID `voidYesCents`: half of it for an independent option (voidPayouts for an exclusive event's).
+ */
+export function yesPayoutOf(outcome: Outcome, voidYesCents = PAYOUT_CENTS / 2): number {
+  if (outcome === 'VOID') return voidYesCents;
+  return outcome === 'YES' ? PAYOUT_CENTS : 0;
+}
+
+/** Cents paid per share of `side` of an option whose YES share pays `yesPayoutCents`. */
+export function payoutPerShare(side: Side, yesPayoutCents: number): number {
+  return side === 'YES' ? yesPayoutCents : PAYOUT_CENTS - yesPayoutCents;
 }
 
 /** Settles a holding: pays out every share and closes the position, booking the result to realized P&L. */
 export function settlePosition(
   position: PositionState,
   side: Side,
-  outcome: Outcome,
+  yesPayoutCents: number,
 ): { position: PositionState; payoutCents: number } {
-  const payoutCents = position.quantity * payoutPerShare(side, outcome);
+  const payoutCents = position.quantity * payoutPerShare(side, yesPayoutCents);
   return {
     payoutCents,
     position: {
@@ -83,15 +96,5 @@ export function settlePosition(
       costCents: 0,
       realizedPnlCents: position.realizedPnlCents + payoutCents - position.costCents,
     },
-  };
-}
-
-/** Mark-to-market view of a holding at the side's last traded price. */
-export function valuePosition(position: PositionState, markPriceCents: number | null) {
-  const valueCents = markPriceCents === null ? position.costCents : position.quantity * markPriceCents;
-  return {
-    avgPriceCents: position.quantity > 0 ? Math.round(position.costCents / position.quantity) : 0,
-    valueCents,
-    unrealizedPnlCents: valueCents - position.costCents,
   };
 }

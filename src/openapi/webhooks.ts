@@ -1,4 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import { END_REASONS } from '../exchange/orders.js';
 import {
   WEBHOOK_EVENT_DESCRIPTIONS,
   WEBHOOK_EVENT_TYPES,
@@ -12,6 +13,7 @@ const Id = Type.String({ description: 'Numeric id as a string' });
 const Side = Type.Union([Type.Literal('YES'), Type.Literal('NO')]);
 const Action = Type.Union([Type.Literal('BUY'), Type.Literal('SELL')]);
 const Nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
+const CancelReason = Type.Union(END_REASONS.map((reason) => Type.Literal(reason)));
 
 const WebhookOrder = Type.Object(
   {
@@ -27,14 +29,14 @@ const WebhookOrder = Type.Object(
     filledQuantity: Type.Integer(),
     remainingQuantity: Type.Integer(),
     status: Type.String(),
-    cancelReason: Nullable(Type.String()),
+    cancelReason: Nullable(CancelReason),
     clientOrderId: Nullable(Type.String()),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { description: 'The order as it stands after the event' },
 );
 
-const Ended = Type.Object({ order: WebhookOrder, reason: Type.String() });
+const Ended = Type.Object({ order: WebhookOrder, reason: CancelReason });
 /** Feed items that are also typed events carry the feed's words and id beside their data. */
 const FeedWords = {
   title: Type.String(),
@@ -54,6 +56,7 @@ const DATA: Record<WebhookEventType, TSchema> = {
   'order.cancelled': Ended,
   'order.expired': Ended,
   'trade.executed': Type.Unsafe({ $ref: '#/components/schemas/Trade' }),
+  'conversion.completed': Type.Unsafe({ $ref: '#/components/schemas/Conversion' }),
   'position.protection_triggered': Type.Object({
     positionId: Id,
     optionId: Id,

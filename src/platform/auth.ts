@@ -1,8 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { KeyLimits } from '../exchange/key-limits.js';
 import { isDatabaseUnavailable } from './db/types.js';
-import { AccountSuspendedError, ForbiddenError, UnauthenticatedError } from './errors.js';
+import {
+  AccountSuspendedError,
+  EmailNotVerifiedError,
+  ForbiddenError,
+  UnauthenticatedError,
+} from './errors.js';
+import { checkKeyPermissions, type KeyPermissions } from './scopes.js';
 
 export type Role = 'user' | 'admin';
 
@@ -10,7 +17,10 @@ export interface AuthUser {
   userId: number;
   role: Role;
   suspended: boolean;
-  credential: { kind: 'session' | 'apiKey'; id: number };
+  /** Whether the account's address has been proven by a link sent to it. */
+  emailVerified: boolean;
+  /** An API key's scopes, allow-list and limits (`permissions`); a session has every scope and no limits. */
+  credential: { kind: 'session' | 'apiKey'; id: number; permissions?: KeyPermissions };
 }
 
 /**
@@ -33,6 +43,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
     authorizeAdmin: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    /**
+     * Authenticates, and refuses with 403 EMAIL_NOT_VERIFIED an account whose address is not proven yet, while the
+     * service proves addresses (mail is configured): the actions that let something act on the account's money
+     * without its owner at the screen (API keys, webhooks, stakes against others).
+     */
+    authenticateVerified: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   }
 }
 
@@ -64,14 +80,19 @@ export function credentialOf(request: FastifyRequest): string {
   return `${credential.kind}:${credential.id}`;
 }
 
+/** The risk limits of the API key a request came with, which its orders are held to (null: none). */
+export function keyLimitsOf(request: FastifyRequest): KeyLimits | null {
+  return currentUser(request).credential.permissions?.limits ?? null;
+}
+
 /** The signed-in user of a route that requires one (the route's onRequest hook has checked it). */
 export function currentUser(request: FastifyRequest): AuthUser {
   if (!request.user) throw new UnauthenticatedError();
   return request.user;
 }
 
-export const authPlugin = fp<{ resolve: CredentialResolver }>(
-  async (app: FastifyInstance, { resolve }) => {
+export const authPlugin = fp<{ resolve: CredentialResolver; verifyingAddresses: boolean }>(
+  async (app: FastifyInstance, { resolve, verifyingAddresses }) => {
     app.decorateRequest('user', null);
     app.decorateRequest('badCredentials', false);
     app.decorateRequest('credentialCheckFailure', null);
@@ -98,11 +119,21 @@ export const authPlugin = fp<{ resolve: CredentialResolver }>(
         );
       }
       if (request.user.suspended) throw new AccountSuspendedError();
+      const { permissions } = request.user.credential;
+      if (permissions) {
+        const routeUrl = request.routeOptions.url ?? request.url;
+        checkKeyPermissions(permissions, { method: request.method, routeUrl, address: request.ip });
+      }
     });
 
     app.decorate('authorizeAdmin', async (request: FastifyRequest, reply: FastifyReply) => {
       await app.authenticate(request, reply);
       if (request.user?.role !== 'admin') throw new ForbiddenError('Admin role required');
+    });
+
+    app.decorate('authenticateVerified', async (request: FastifyRequest, reply: FastifyReply) => {
+      await app.authenticate(request, reply);
+      if (verifyingAddresses && !request.user?.emailVerified) throw new EmailNotVerifiedError();
     });
   },
   { name: 'auth' },

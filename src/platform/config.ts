@@ -1,8 +1,23 @@
-import type { DatabaseTimeouts } from './db/pool.js';
+import { type DatabaseConfig, databaseConfig, postgresUrl } from './config-database.js';
+import { bool, ConfigError, type Env, int, oneOf, raw, timezone, trustProxy, url } from './config-env.js';
+import {
+  type AiConfig,
+  aiConfig,
+  mailConfig,
+  type S3Config,
+  s3Config,
+  secretFor,
+} from './config-services.js';
+import { parseKeys } from './secrets.js';
+
+export type { S3Config };
+export { ConfigError };
 
 /**
  * Configuration comes only from environment variables and is validated once at start.
- * A wrong value stops the process with a message that names the variable.
+ * A wrong value stops the process with a message that names the variable. How one variable is read: config-env.ts;
+ * the database's settings: config-database.ts; the outside services' (storage, mail, providers, AI):
+ * config-services.ts.
  */
 
 export interface Config {
@@ -12,9 +27,12 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   databaseUrl: string | null;
   dataDir: string;
-  /** Bounds of every wait on PostgreSQL (milliseconds; 0 = none), and how long start-up waits for it. */
-  database: { poolSize: number; timeouts: DatabaseTimeouts; startupTimeoutMs: number };
+  database: DatabaseConfig;
   maxQueuedOrdersPerOption: number;
+  /** How long a request may wait for its market's transaction before it is answered 503, nothing of it written. */
+  requestDeadlineMs: number;
+  /** How long a collateral hold lives unspent before it is given back (past any request's deadline). */
+  holdLifetimeMs: number;
   redisUrl: string | null;
   redisKeyPrefix: string;
   /** The longest a request waits for Redis before it counts its rate limit in the instance's memory. */
@@ -23,8 +41,16 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** What one address may hold open: WebSocket connections, and idle keep-alive HTTP connections. */
   connections: { streamPerAddress: number; idlePerAddress: number };
+  /** The stream's window for clients that reconnect: the last changes of each book kept, and for how long. */
+  streamWindow: { messages: number; seconds: number };
   publicUrl: string;
-  adminEmail: string | null;
+  /**
+   * The bootstrap token that makes the first operator while no account is admin, when the operator chooses it
+   * (automation); null prints a random one in the log at start.
+   */
+  adminBootstrapToken: string | null;
+  /** Set when the environment still names ADMIN_EMAIL, which grants nothing any more: the log says so at start. */
+  adminEmailIgnored: boolean;
   startingBalanceCents: number;
   streakTimezone: string;
   sessionTtlHours: number;
@@ -43,12 +69,24 @@ export interface Config {
   orderRateWindowMs: number;
   /** Requests per window of each budget for pulling quotes (cancels, cancel-all, heartbeats). */
   rateLimitPullMax: number;
+  /** Requests per window of a user's browser sessions together (5 × rateLimitMax unless set). */
+  rateLimitBrowseMax: number;
   /** The most limit orders one batch request carries. */
   maxBatchOrders: number;
   /** How often each instance looks for dead man's switches that went off. */
   heartbeatCheckMs: number;
+  /**
+   * Failed logins before sign-in is slowed down: for one account from one address, from one address whatever the
+   * account, and for one account from anywhere (never refusing an address the account has signed in from before).
+   */
   loginMaxFailures: number;
+  loginMaxFailuresPerAddress: number;
+  loginMaxFailuresPerAccount: number;
+  /** The longest delay the login throttle imposes, in minutes. */
   loginWindowMinutes: number;
+  /** Where mail goes out (verification and reset links); null: addresses are not verified. */
+  smtpUrl: string | null;
+  mailFrom: string;
   trustProxy: boolean | string;
   bodyLimitBytes: number;
   seedDemo: boolean;
@@ -66,132 +104,30 @@ export interface Config {
   newsApiUrl: string | null;
   newsApiKey: string | null;
   newsCacheSeconds: number;
-  ai: { baseUrl: string; apiKey: string | null; model: string; timeoutMs: number } | null;
+  ai: AiConfig | null;
   cricketApiUrl: string | null;
   cricketApiKey: string | null;
   cricketCacheSeconds: number;
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
-}
-
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function raw(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = raw(env, name);
-  if (value === undefined) return fallback;
-  if (!/^-?\d+$/.test(value)) throw new ConfigError(name, `must be an integer, got "${value}"`);
-  const parsed = Number(value);
-  if (parsed < min || parsed > max)
-    throw new ConfigError(name, `must be between ${min} and ${max}, got ${parsed}`);
-  return parsed;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const value = raw(env, name)?.toLowerCase();
-  if (value === undefined) return fallback;
-  if (['true', '1', 'yes'].includes(value)) return true;
-  if (['false', '0', 'no'].includes(value)) return false;
-  throw new ConfigError(name, `must be true or false, got "${value}"`);
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const value = raw(env, name);
-  if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${value}"`);
-  }
-  return value as T;
-}
-
-function url(env: Env, name: string, protocols: string[]): string | null {
-  const value = raw(env, name);
-  if (value === undefined) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    throw new ConfigError(name, 'must be a URL');
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
-  }
-  return value;
-}
-
-function timezone(env: Env, name: string, fallback: string): string {
-  const value = raw(env, name) ?? fallback;
-  try {
-    new Intl.DateTimeFormat('en-CA', { timeZone: value });
-  } catch {
-    throw new ConfigError(name, `must be an IANA time zone such as Asia/Kolkata, got "${value}"`);
-  }
-  return value;
-}
-
-function trustProxy(env: Env): boolean | string {
-  const value = raw(env, 'TRUST_PROXY');
-  if (value === undefined || value === 'false') return false;
-  if (value === 'true') return true;
-  return value;
-}
-
-/** S3-compatible object storage (AWS S3, MinIO, R2...) for avatars; unset S3_BUCKET keeps them on local disk. */
-export interface S3Config {
-  bucket: string;
-  region: string;
-  endpoint: string | null;
-  accessKeyId: string | null;
-  secretAccessKey: string | null;
-  forcePathStyle: boolean;
-}
-
-function s3Config(env: Env): S3Config | null {
-  const bucket = raw(env, 'S3_BUCKET');
-  if (bucket === undefined) {
-    for (const name of ['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) {
-      if (raw(env, name) !== undefined) throw new ConfigError(name, 'is set but S3_BUCKET is not');
-    }
-    return null;
-  }
-  const accessKeyId = raw(env, 'S3_ACCESS_KEY_ID') ?? null;
-  const secretAccessKey = raw(env, 'S3_SECRET_ACCESS_KEY') ?? null;
-  if ((accessKeyId === null) !== (secretAccessKey === null)) {
-    throw new ConfigError(
-      accessKeyId === null ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY',
-      'must be set together with its pair',
-    );
-  }
-  return {
-    bucket,
-    region: raw(env, 'S3_REGION') ?? 'us-east-1',
-    endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
-    accessKeyId,
-    secretAccessKey,
-    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
-  };
+  /**
+   * The keys that seal the secrets the service reads back (`SECRETS_KEY`, the current one first); empty: the key
+   * file in DATA_DIR (see platform/secrets.ts).
+   */
+  secretsKeys: Buffer[];
+  /**
+   * Who may read `/metrics`: with a token, whoever sends it as a Bearer credential; with a port, only that port
+   * serves it (on `host`); with neither, only this machine (a loopback peer that no proxy forwarded).
+   */
+  metrics: { token: string | null; port: number | null; host: string };
 }
 
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
   const port = int(env, 'PORT', 3000, 0, 65535);
-  const adminEmail = raw(env, 'ADMIN_EMAIL')?.toLowerCase() ?? null;
-  if (adminEmail !== null && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(adminEmail)) {
-    throw new ConfigError('ADMIN_EMAIL', 'must be an email address');
+  const adminBootstrapToken = raw(env, 'ADMIN_BOOTSTRAP_TOKEN') ?? null;
+  if (adminBootstrapToken !== null && !/^[\x21-\x7e]{32,200}$/.test(adminBootstrapToken)) {
+    throw new ConfigError('ADMIN_BOOTSTRAP_TOKEN', 'must be 32 to 200 printable characters without spaces');
   }
   return {
     nodeEnv,
@@ -203,10 +139,12 @@ export function loadConfig(env: Env = process.env): Config {
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
       nodeEnv === 'test' ? 'silent' : 'info',
     ),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    // The service writes through it: a host of it must take writes.
+    databaseUrl: postgresUrl(env, 'DATABASE_URL', ['any', 'read-write', 'primary']),
     dataDir: raw(env, 'DATA_DIR') ?? './data',
     database: databaseConfig(env),
     maxQueuedOrdersPerOption: int(env, 'MAX_QUEUED_ORDERS_PER_OPTION', 1000, 1, 1_000_000),
+    ...requestBounds(env),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: raw(env, 'REDIS_KEY_PREFIX') ?? 'pmx:',
     redisTimeoutMs: int(env, 'REDIS_TIMEOUT_MS', 100, 5, 10_000),
@@ -215,8 +153,13 @@ export function loadConfig(env: Env = process.env): Config {
       streamPerAddress: int(env, 'STREAM_MAX_CONNECTIONS_PER_ADDRESS', 100, 1, 1_000_000),
       idlePerAddress: int(env, 'HTTP_MAX_IDLE_CONNECTIONS_PER_ADDRESS', 64, 1, 1_000_000),
     },
+    streamWindow: {
+      messages: int(env, 'STREAM_WINDOW_MESSAGES', 1000, 1, 1_000_000),
+      seconds: int(env, 'STREAM_WINDOW_SECONDS', 300, 1, 7 * 24 * 3600),
+    },
     publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,
-    adminEmail,
+    adminBootstrapToken,
+    adminEmailIgnored: raw(env, 'ADMIN_EMAIL') !== undefined,
     startingBalanceCents: int(env, 'STARTING_BALANCE_CENTS', 100_000, 0, 1_000_000_000),
     streakTimezone: timezone(env, 'STREAK_TIMEZONE', 'Asia/Kolkata'),
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 24 * 30, 1, 24 * 365),
@@ -229,10 +172,21 @@ export function loadConfig(env: Env = process.env): Config {
     orderRateLimit: int(env, 'ORDER_RATE_LIMIT', 100, 1, 10_000_000),
     orderRateWindowMs: int(env, 'ORDER_RATE_WINDOW_MS', 1000, 100, 3_600_000),
     rateLimitPullMax: int(env, 'RATE_LIMIT_PULL_MAX', 600, 1, 10_000_000),
+    // Five cold loads of a page a minute for every request a bot may send: 300 by default.
+    rateLimitBrowseMax: int(
+      env,
+      'RATE_LIMIT_BROWSE_MAX',
+      Math.min(10_000_000, 5 * int(env, 'RATE_LIMIT_MAX', 60, 1, 10_000_000)),
+      1,
+      10_000_000,
+    ),
     maxBatchOrders: int(env, 'MAX_BATCH_ORDERS', 20, 1, 200),
     heartbeatCheckMs: int(env, 'HEARTBEAT_CHECK_MS', 1000, 50, 60_000),
     loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),
+    loginMaxFailuresPerAddress: int(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 100_000),
+    loginMaxFailuresPerAccount: int(env, 'LOGIN_MAX_FAILURES_PER_ACCOUNT', 50, 1, 100_000),
     loginWindowMinutes: int(env, 'LOGIN_WINDOW_MINUTES', 15, 1, 1440),
+    ...mailConfig(env, port),
     trustProxy: trustProxy(env),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
     seedDemo: bool(env, 'SEED_DEMO', true),
@@ -256,45 +210,53 @@ export function loadConfig(env: Env = process.env): Config {
     cricketCacheSeconds: int(env, 'CRICKET_CACHE_SECONDS', 5, 1, 3600),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 50, 60_000),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    secretsKeys: secretsKeys(env, nodeEnv),
+    metrics: metricsConfig(env, port),
   };
 }
 
-function databaseConfig(env: Env): Config['database'] {
-  const timeouts = {
-    acquireMs: int(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', 2000, 0, 600_000),
-    statementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 0, 3_600_000),
-    lockMs: int(env, 'DATABASE_LOCK_TIMEOUT_MS', 2000, 0, 3_600_000),
-    idleInTransactionMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 0, 3_600_000),
-  };
-  // A lock wait is a statement: at or past the statement timeout, a busy option would never be told apart.
-  if (timeouts.statementMs > 0 && (timeouts.lockMs === 0 || timeouts.lockMs >= timeouts.statementMs)) {
-    throw new ConfigError('DATABASE_LOCK_TIMEOUT_MS', 'must be set below DATABASE_STATEMENT_TIMEOUT_MS');
+/**
+ * In production on PostgreSQL the key must come from the environment: the instances share it, and it must outlive
+ * any one machine's disk (elsewhere the service may make one in DATA_DIR).
+ */
+function secretsKeys(env: Env, nodeEnv: Config['nodeEnv']): Buffer[] {
+  const value = raw(env, 'SECRETS_KEY');
+  if (value === undefined && nodeEnv === 'production' && raw(env, 'DATABASE_URL') !== undefined) {
+    throw new ConfigError(
+      'SECRETS_KEY',
+      'is required in production with DATABASE_URL (webhook signing secrets are sealed with it); ' +
+        'make one with: openssl rand -base64 32',
+    );
   }
-  return {
-    poolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
-    timeouts,
-    startupTimeoutMs: int(env, 'DATABASE_STARTUP_TIMEOUT_MS', 60_000, 0, 3_600_000),
-  };
+  if (value === undefined) return [];
+  try {
+    return parseKeys(value);
+  } catch (error) {
+    throw new ConfigError(
+      'SECRETS_KEY',
+      `${(error as Error).message}: give base64 keys of 32 bytes, the current one first, separated by commas`,
+    );
+  }
 }
 
-/** A provider key without its provider's address is a deployment mistake worth stopping for. */
-function secretFor(env: Env, name: string, urlName: string): string | null {
-  const value = raw(env, name) ?? null;
-  if (value !== null && raw(env, urlName) === undefined) {
-    throw new ConfigError(name, `is set but ${urlName} is not`);
+function metricsConfig(env: Env, port: number): Config['metrics'] {
+  const token = raw(env, 'METRICS_TOKEN') ?? null;
+  if (token !== null && !/^[\x21-\x7e]{16,200}$/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN', 'must be 16 to 200 printable characters without spaces');
   }
-  return value;
+  const metricsPort = raw(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 1, 65535);
+  if (metricsPort !== null && metricsPort === port) {
+    throw new ConfigError('METRICS_PORT', 'must differ from PORT');
+  }
+  return { token, port: metricsPort, host: raw(env, 'METRICS_HOST') ?? raw(env, 'HOST') ?? '0.0.0.0' };
 }
 
-function aiConfig(env: Env): Config['ai'] {
-  const baseUrl = url(env, 'AI_BASE_URL', ['http:', 'https:']);
-  const apiKey = secretFor(env, 'AI_API_KEY', 'AI_BASE_URL');
-  const model = raw(env, 'AI_MODEL') ?? null;
-  const timeoutMs = int(env, 'AI_TIMEOUT_MS', 8000, 50, 120_000);
-  if (baseUrl === null) {
-    if (model !== null) throw new ConfigError('AI_MODEL', 'is set but AI_BASE_URL is not');
-    return null;
-  }
-  if (model === null) throw new ConfigError('AI_MODEL', 'is required when AI_BASE_URL is set');
-  return { baseUrl, apiKey, model, timeoutMs };
+/**
+ * A request's deadline, and how long what its collateral step set aside lives: longer than the deadline and any
+ * transaction that may still be spending it (its statements each bounded by the statement timeout), so that a hold
+ * is given back only once nothing can spend it any more.
+ */
+function requestBounds(env: Env) {
+  const requestDeadlineMs = int(env, 'REQUEST_DEADLINE_MS', 5_000, 100, 600_000);
+  return { requestDeadlineMs, holdLifetimeMs: requestDeadlineMs + 120_000 };
 }

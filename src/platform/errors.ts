@@ -1,8 +1,13 @@
-import type { IncomingMessage } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError } from 'fastify';
 import { type DatabaseCondition, databaseCondition } from './db/types.js';
+import { type FieldProblem, fieldsOf } from './field-problems.js';
 
-/** Every failure the API reports is one of these; status and code are decided here and nowhere else. */
+export type { FieldProblem };
+
+/**
+ * Every failure the API reports is one of these; status and code are decided here and nowhere else (the handler
+ * that answers with them: error-handler.ts).
+ */
 export class AppError extends Error {
   constructor(
     readonly statusCode: number,
@@ -13,11 +18,6 @@ export class AppError extends Error {
     super(message);
     this.name = new.target.name;
   }
-}
-
-export interface FieldProblem {
-  field: string;
-  message: string;
 }
 
 export class ValidationError extends AppError {
@@ -56,6 +56,46 @@ export class AccountSuspendedError extends AppError {
   }
 }
 
+/** An action an account may take only once its address is proven (while the service proves addresses). */
+export class EmailNotVerifiedError extends AppError {
+  constructor() {
+    super(
+      403,
+      'EMAIL_NOT_VERIFIED',
+      'Confirm your email address first: open the link we sent you, or ask for a new one',
+    );
+  }
+}
+
+/** A password that is too easy to guess; `details` says why and how to choose a better one. */
+export class WeakPasswordError extends AppError {
+  constructor(field: string, feedback: { warning: string | null; suggestions: string[] }) {
+    super(
+      400,
+      'WEAK_PASSWORD',
+      `This password is too easy to guess${feedback.warning ? `: ${feedback.warning}` : ''}`,
+      [
+        {
+          field,
+          message:
+            [feedback.warning, ...feedback.suggestions].filter(Boolean).join(' ') || 'is too easy to guess',
+        },
+      ],
+    );
+  }
+}
+
+/** A mailed link that was used already, expired, was replaced by a newer one, or never existed. */
+export class LinkInvalidError extends AppError {
+  constructor() {
+    super(
+      400,
+      'LINK_INVALID',
+      'This link is not valid: it was used already, it expired, or a newer one replaced it',
+    );
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(what: string) {
     super(404, 'NOT_FOUND', `${what} not found`);
@@ -66,6 +106,19 @@ export class NotFoundError extends AppError {
 export class ConflictError extends AppError {
   constructor(code: string, message: string, details?: unknown) {
     super(409, code, message, details);
+  }
+}
+
+/** The stream's messages from a seq are no longer kept: the client starts again from a snapshot. */
+export class OutsideStreamWindowError extends AppError {
+  constructor(details: { fromSeq: number; latestSeq: number }) {
+    super(
+      410,
+      'SEQ_OUTSIDE_WINDOW',
+      'The messages from this seq are no longer kept: start again from GET /api/orderbook/{optionId} (its ' +
+        'bookVersion is the seq to follow from)',
+      details,
+    );
   }
 }
 
@@ -181,23 +234,6 @@ interface ErrorBody {
   details?: unknown;
 }
 
-type AjvIssue = { instancePath?: string; params?: Record<string, unknown>; message?: string };
-
-function fieldsOf(error: FastifyError): FieldProblem[] {
-  const issues = (error.validation ?? []) as AjvIssue[];
-  const where = error.validationContext ?? 'body';
-  return issues.map((issue) => {
-    const missing = issue.params?.missingProperty;
-    const extra = issue.params?.additionalProperty;
-    const path = (issue.instancePath ?? '').split('/').filter(Boolean).join('.');
-    const name = [where, path, typeof missing === 'string' ? missing : typeof extra === 'string' ? extra : '']
-      .filter(Boolean)
-      .join('.');
-    const message = typeof extra === 'string' ? 'is not an allowed field' : (issue.message ?? 'is invalid');
-    return { field: name, message };
-  });
-}
-
 /** Maps anything thrown in the app to the JSON error model; internals never leave the process. */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
   const condition = error instanceof AppError ? null : databaseCondition(error);
@@ -249,70 +285,4 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
     };
   }
   return { status: 500, body: { error: 'Internal server error', code: 'INTERNAL_ERROR' } };
-}
-
-/** How much of a body over the limit is read and thrown away so that its client can read the 413, and for how long. */
-const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
-const DISCARD_MAX_MS = 10_000;
-
-/**
- * Reads what is left of a request's body and throws it away, up to a bound. A client still sending a body when the
- * server answers and closes the connection gets a reset (Node's fetch: EPIPE) instead of the answer; once the body
- * has been read, the answer reaches it and the connection may even stay open. True when the body was read whole.
- */
-function discardBody(request: IncomingMessage): Promise<boolean> {
-  if (request.complete || request.readableEnded) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    let read = 0;
-    const finish = (whole: boolean) => {
-      clearTimeout(timer);
-      request.off('data', onData).off('end', onEnd).off('close', onClose);
-      resolve(whole);
-    };
-    const onData = (chunk: Buffer) => {
-      read += chunk.length;
-      if (read > DISCARD_MAX_BYTES) finish(false);
-    };
-    const onEnd = () => finish(true);
-    const onClose = () => finish(false);
-    const timer = setTimeout(() => finish(false), DISCARD_MAX_MS);
-    request.on('data', onData).on('end', onEnd).on('close', onClose);
-    request.resume();
-  });
-}
-
-/**
- * What the router refuses before any route runs (a path that is not valid percent-encoding), in the error shape of
- * every other answer.
- */
-export function frameworkErrors(error: FastifyError, _request: unknown, reply: FastifyReply): void {
-  reply
-    .code(400)
-    .send({ error: `Invalid request path: ${error.message}`, code: 'VALIDATION_FAILED', details: [] });
-}
-
-/**
- * Expected refusals (a 503 with a code: the database unavailable, read-only or full, a busy option, a full queue, a
- * feature off, the server closing) are warnings without a stack; anything else past 500 is an error with its stack.
- */
-function logFailure(request: FastifyRequest, error: unknown, status: number, code: string): void {
-  if (status < 500) return;
-  if (status === 503) {
-    const cause = error instanceof AppError ? undefined : (error as { message?: unknown } | null)?.message;
-    request.log.warn({ code, ...(typeof cause === 'string' ? { cause } : {}) }, 'service unavailable');
-  } else request.log.error({ err: error }, 'request failed');
-}
-
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler(async (error, request, reply) => {
-    const { status, body } = toErrorResponse(error);
-    if (status === 413 && (await discardBody(request.raw))) reply.removeHeader('connection');
-    logFailure(request, error, status, body.code);
-    const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-    const unset = reply.getHeader('retry-after') === undefined;
-    if (status === 503) reply.header('retry-after', typeof retryAfter === 'number' ? retryAfter : 1);
-    else if (status === 429 && unset)
-      reply.header('retry-after', typeof retryAfter === 'number' ? retryAfter : 60);
-    return reply.status(status).send(body);
-  });
 }

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { ValidationError } from './errors.js';
 
 /** Shared wire-format pieces: ids are strings, times ISO 8601, lists are cursor-paginated. */
@@ -21,16 +22,17 @@ export const ErrorBody = Type.Object(
 );
 
 const errorDescriptions: Record<number, string> = {
-  400: 'Validation failed (VALIDATION_FAILED, MALFORMED_BODY)',
+  400: 'Validation failed (VALIDATION_FAILED, MALFORMED_BODY, WEAK_PASSWORD, LINK_INVALID)',
   401: 'Missing or invalid credentials (UNAUTHENTICATED)',
   402: 'Not enough cash (INSUFFICIENT_FUNDS)',
-  403: 'Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED)',
+  403: 'Not allowed (FORBIDDEN, ACCOUNT_SUSPENDED, EMAIL_NOT_VERIFIED)',
   404: 'Not found (NOT_FOUND)',
   409: 'Conflict with the current state (the code names it)',
+  410: 'No longer kept (SEQ_OUTSIDE_WINDOW)',
   413: 'Body too large (PAYLOAD_TOO_LARGE)',
   415: 'Unsupported media type (UNSUPPORTED_MEDIA_TYPE)',
   429: 'Rate limited (RATE_LIMITED); see Retry-After',
-  503: 'Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED)',
+  503: 'Unavailable now; retry after Retry-After (DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_DISK_FULL, DATABASE_OVERLOADED, OPTION_BUSY, ORDER_QUEUE_FULL, MAINTENANCE, SHUTTING_DOWN, FEATURE_DISABLED, PROVIDER_NOT_CONFIGURED)',
 };
 
 /** Error responses for a route's OpenAPI entry. */
@@ -94,6 +96,21 @@ export function toPage<Row, Item>(
     data: pageRows.map(toItem),
     nextCursor: more && last !== undefined ? encodeCursor(cursorOf(last)) : null,
   };
+}
+
+/**
+ * Whether an answer may carry a secret or a person's own data, and so must never be stored by a browser or a proxy
+ * (`Cache-Control: no-store`): everything under /api/auth/ (session tokens) and /api/me/ (API keys, webhook secrets,
+ * sessions), the operators' /api/admin/, and every answer to a request that carries credentials.
+ */
+export function carriesSecrets(request: FastifyRequest): boolean {
+  const path = request.url;
+  return (
+    request.headers.authorization !== undefined ||
+    path.startsWith('/api/auth/') ||
+    path.startsWith('/api/me/') ||
+    path.startsWith('/api/admin/')
+  );
 }
 
 export const iso = (date: Date): string => date.toISOString();

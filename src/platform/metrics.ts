@@ -1,6 +1,10 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { UnauthenticatedError } from './errors.js';
 
 export interface Metrics {
   registry: Registry;
@@ -11,6 +15,8 @@ export interface Metrics {
   batchFailures: Counter;
   batchStepSeconds: Counter<'step'>;
   batchRequests: Counter;
+  batchTransactions: Counter;
+  batchMarkets: Counter;
   ordersRefused: Counter<'reason'>;
   rateLimitFallbacks: Counter;
 }
@@ -52,6 +58,16 @@ export function createMetrics(): Metrics {
       help: "Requests taken by the order pipeline's transactions (orders, cancels, amends, conversions)",
       registers: [registry],
     }),
+    batchTransactions: new Counter({
+      name: 'exchange_order_batch_transactions_total',
+      help: "The order pipeline's transactions that took requests",
+      registers: [registry],
+    }),
+    batchMarkets: new Counter({
+      name: 'exchange_order_batch_markets_total',
+      help: "Markets locked by the order pipeline's transactions that took requests (added up over them)",
+      registers: [registry],
+    }),
     ordersRefused: new Counter({
       name: 'exchange_orders_unavailable_total',
       help: 'Orders and cancels answered 503: queue_full, option_busy (lock timeout) or database',
@@ -79,8 +95,39 @@ export function createMetrics(): Metrics {
   };
 }
 
-export const metricsPlugin = fp<{ metrics: Metrics }>(
-  async (app: FastifyInstance, { metrics }) => {
+/**
+ * Who may read the metrics (config `metrics`): with a token, whoever sends it as a Bearer credential; without one,
+ * a peer on this machine whose request no proxy forwarded (a proxy on the same host would make everyone local).
+ */
+export interface MetricsAccess {
+  token: string | null;
+  /** Served on a port of their own (`METRICS_PORT`), and so not on the service's port at all. */
+  ownPort: boolean;
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function isLoopback(address: string | undefined): boolean {
+  const v4 = address?.replace(/^::ffff:/i, '') ?? '';
+  return address === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+/** Whether a request may read the metrics: 'yes', or the status that refuses it (401 asks for the token). */
+export function metricsVerdict(token: string | null, request: IncomingMessage): 'yes' | 401 | 404 {
+  if (token !== null) {
+    const given = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    return sameSecret(given, token) ? 'yes' : 401;
+  }
+  const forwarded =
+    request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined;
+  return isLoopback(request.socket.remoteAddress) && !forwarded ? 'yes' : 404;
+}
+
+export const metricsPlugin = fp<{ metrics: Metrics; access: MetricsAccess }>(
+  async (app: FastifyInstance, { metrics, access }) => {
     const latency = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request latency',
@@ -99,10 +146,59 @@ export const metricsPlugin = fp<{ metrics: Metrics }>(
         reply.elapsedTime / 1000,
       );
     });
-    app.get('/metrics', { config: { rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
+    if (access.ownPort) return;
+    app.get('/metrics', { config: { rateLimit: false }, schema: { hide: true } }, async (request, reply) => {
+      const verdict = metricsVerdict(access.token, request.raw);
+      if (verdict === 401) {
+        reply.header('www-authenticate', 'Bearer realm="metrics"');
+        throw new UnauthenticatedError('Metrics need Authorization: Bearer <METRICS_TOKEN>');
+      }
+      // As if there were no such route: nothing tells a stranger that metrics are here.
+      if (verdict === 404)
+        return reply
+          .status(404)
+          .send({ error: `No route GET ${request.url.split('?')[0]}`, code: 'NOT_FOUND' });
       reply.type(metrics.registry.contentType);
       return metrics.registry.metrics();
     });
   },
   { name: 'metrics' },
 );
+
+/**
+ * The metrics on a port of their own (`METRICS_PORT`): `GET /metrics` only, with the token when one is set. The
+ * process owns it (server.ts), as it owns the service's port.
+ */
+export async function startMetricsServer(
+  registry: Registry,
+  options: { host: string; port: number; token: string | null },
+): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '').split('?')[0];
+    const verdict = options.token === null ? 'yes' : metricsVerdict(options.token, request);
+    if (request.method !== 'GET' || path !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found\n');
+    } else if (verdict !== 'yes') {
+      response
+        .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="metrics"' })
+        .end('Metrics need Authorization: Bearer <METRICS_TOKEN>\n');
+    } else {
+      registry.metrics().then(
+        (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
+        () => response.writeHead(500, { 'content-type': 'text/plain' }).end('Metrics failed\n'),
+      );
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

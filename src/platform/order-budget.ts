@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { AppError, ValidationError } from './errors.js';
+import { AppError, toErrorResponse, ValidationError } from './errors.js';
 
 /** A user placed more orders in the window than their order budget allows; nothing of this request was placed. */
 export class OrderRateLimitedError extends AppError {
@@ -40,6 +40,13 @@ if ttl < 0 then
   ttl = tonumber(ARGV[3])
 end
 return {after, ttl, 1}`;
+
+/** Gives `n` back to a counter still in its window, never below 0. */
+const GIVE_BACK = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local after = redis.call('DECRBY', KEYS[1], tonumber(ARGV[1]))
+if after < 0 then redis.call('INCRBY', KEYS[1], -after) end
+return 1`;
 
 interface Window {
   count: number;
@@ -87,6 +94,24 @@ export class OrderBudget {
     }
   }
 
+  /**
+   * Gives back what orders refused for a passing fault (503: nothing placed, retry) took from the budget, so that a
+   * retry never pays twice; the Order-RateLimit-Remaining header grows by as much.
+   */
+  async giveBack(userId: number, orders: number, reply: FastifyReply): Promise<void> {
+    if (orders <= 0) return;
+    const key = `${this.keyPrefix}orders:${userId}`;
+    if (this.redis && this.gate?.usable) {
+      await this.withinBound(this.redis.eval(GIVE_BACK, 1, key, orders) as Promise<number>);
+    } else {
+      const window = this.local.get(key);
+      if (window) window.count = Math.max(0, window.count - orders);
+    }
+    const remaining = Number(reply.getHeader('order-ratelimit-remaining'));
+    if (Number.isFinite(remaining))
+      reply.header('order-ratelimit-remaining', Math.min(this.limit, remaining + orders));
+  }
+
   private async withinBound<T>(reply: Promise<T>): Promise<T | null> {
     const gate = this.gate as RedisGate;
     let timer: NodeJS.Timeout | undefined;
@@ -123,5 +148,37 @@ export class OrderBudget {
     const taken = orders === 0 || window.count + orders <= this.limit;
     if (taken) window.count += orders;
     return { count: window.count, resetMs: window.resetAt - now, taken };
+  }
+}
+
+/**
+ * What one request takes from a user's order budget, and giving back the part that orders refused with 503 took
+ * (never more than it took: a replay or a refusal before the charge took nothing).
+ */
+export function orderCharge(budget: OrderBudget, userId: number, reply: FastifyReply) {
+  let taken = 0;
+  return {
+    charge: async (orders: number): Promise<void> => {
+      await budget.take(userId, orders, reply);
+      taken += orders;
+    },
+    giveBack: async (orders: number): Promise<void> => {
+      const given = Math.min(taken, orders);
+      taken -= given;
+      await budget.giveBack(userId, given, reply);
+    },
+  };
+}
+
+/** Runs one order's request; when it is refused with 503 (nothing placed), gives back what it took from the budget. */
+export async function givingBackOn503<T>(
+  budget: ReturnType<typeof orderCharge>,
+  place: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await place();
+  } catch (error) {
+    if (toErrorResponse(error).status === 503) await budget.giveBack(1);
+    throw error;
   }
 }

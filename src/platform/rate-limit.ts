@@ -33,6 +33,8 @@ export interface RateLimitOptions {
   orders: { limit: number; windowMs: number };
   /** The budget of the routes that pull quotes, per `rateLimitKey` and window. */
   pullMax: number;
+  /** The budget of a user's browser sessions together (browsing the web app), per window. */
+  browseMax: number;
 }
 
 type Counted = { current: number; ttl: number };
@@ -208,14 +210,16 @@ function watchRedis(redis: Redis, log: FastifyBaseLogger, metrics: Metrics): () 
 }
 
 /**
- * The budget a request draws from: a signed-in user has two, one for their browser sessions (all of them together)
- * and one for their API keys (all of them together), so a bot cannot lock its owner out of the web app and browsing
- * never refuses the bot's orders; an unauthenticated request draws from its address's.
+ * The budget a request draws from: a signed-in user has two, one for their browser sessions (all of them together,
+ * of `browseMax`) and one for their API keys (all of them together, of `max`), so a bot cannot lock its owner out of
+ * the web app and browsing never refuses the bot's orders; an unauthenticated request draws from its address's.
  */
+const BROWSING = 'web:';
+
 export function rateLimitKey(request: FastifyRequest): string {
   const user = request.user;
   if (!user) return `ip:${request.ip}`;
-  return user.credential.kind === 'session' ? `web:${user.userId}` : `user:${user.userId}`;
+  return user.credential.kind === 'session' ? `${BROWSING}${user.userId}` : `user:${user.userId}`;
 }
 
 /** Each budget of `rateLimitKey`, per window. With Redis the counters are shared by every instance. */
@@ -230,7 +234,9 @@ export const rateLimitPlugin = fp<RateLimitOptions>(
     );
     await app.register(rateLimit, {
       global: false,
-      max: options.max,
+      // A person opening twenty markets in new tabs makes twenty cold loads of a handful of reads each: the browser
+      // sessions' budget is sized for browsing, apart from what a bot's keys may send.
+      max: (_request, key) => (key.startsWith(BROWSING) ? options.browseMax : options.max),
       timeWindow: options.windowMs,
       hook: 'onRequest',
       enableDraftSpec: true,

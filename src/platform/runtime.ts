@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
+import { addressOf, parseDatabaseUrl } from './db/hosts.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { DatabaseLog } from './db/pool.js';
 import { databaseCondition } from './db/types.js';
@@ -11,6 +12,7 @@ export async function openConfiguredDatabase(config: Config, log?: DatabaseLog):
     url: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.database.poolSize,
+    replica: config.database.replica ?? undefined,
     timeouts: config.database.timeouts,
     ...(log ? { log } : {}),
     prepareThreshold: config.pgPrepareThreshold,
@@ -46,10 +48,9 @@ export class DatabaseNotReachedError extends Error {
   }
 }
 
-/** Where a connection string points, without its credentials. */
+/** Where a connection string points, without its credentials (every host of a multi-host one). */
 export function databaseAddress(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+  return addressOf(parseDatabaseUrl(url));
 }
 
 /**

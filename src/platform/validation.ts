@@ -30,7 +30,7 @@ export function installValidators(app: FastifyInstance): void {
   });
   // PostgreSQL text and jsonb cannot hold U+0000: a NUL anywhere in the input is a 400 naming the field, not a 500.
   app.addHook('preValidation', async (request) => {
-    const parts = { params: request.params, querystring: request.query, body: request.body };
+    const parts = { params: request.params, query: request.query, body: request.body };
     for (const [part, value] of Object.entries(parts)) {
       const field = nulField(value, part);
       if (field !== null) {

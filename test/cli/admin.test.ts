@@ -9,10 +9,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { createTestDatabase, expectInvariants, TEST_DATABASE_URL, testConfig } from '../support/app.js';
+import { keyIdOf } from '../../src/platform/secrets.js';
+import {
+  createTestDatabase,
+  expectInvariants,
+  TEST_DATABASE_URL,
+  TEST_SECRETS_KEY,
+  testConfig,
+} from '../support/app.js';
 import { enforceContract } from '../support/contract.js';
-import { ADMIN_EMAIL, createMarket, limitOrder, marketTrade } from '../support/exchange.js';
-import { bearer, newUser, type TestUser } from '../support/factories.js';
+import { createMarket, limitOrder, marketTrade } from '../support/exchange.js';
+import { bearer, newAdmin, newUser, type TestUser } from '../support/factories.js';
 
 const run = promisify(execFile);
 
@@ -49,7 +56,7 @@ async function sharedDatabase() {
   };
 }
 
-const env = { ADMIN_EMAIL, WEBHOOK_ALLOW_PRIVATE: 'true' };
+const env = { WEBHOOK_ALLOW_PRIVATE: 'true', SECRETS_KEY: TEST_SECRETS_KEY };
 
 async function appOn(database: Database): Promise<FastifyInstance> {
   const app = await buildApp({ config: testConfig(env), database, redis: null });
@@ -136,7 +143,7 @@ describe('npm run admin', () => {
     cleanups.push(() => shared.drop());
     let database = await shared.open();
     let app = await appOn(database);
-    const admin = await newUser(app, { email: ADMIN_EMAIL });
+    const admin = await newAdmin(app);
     const trader = await newUser(app);
     const hook = await app.inject({
       method: 'POST',
@@ -256,4 +263,99 @@ describe('npm run admin', () => {
     await app.close();
     await shared.close();
   }, 120_000);
+
+  it('shows and sets the trading status from the shell, for the exchange and for one market', async () => {
+    const shared = await sharedDatabase();
+    cleanups.push(() => shared.drop());
+    await shared.open();
+    await shared.close();
+    const cli = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+        env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', ...env, ...shared.env },
+      });
+    const body = {
+      slug: 'rain-at-lords',
+      title: 'Will it rain at Lords?',
+      category: 'weather',
+      closesAt: new Date(Date.now() + 86_400_000).toISOString(),
+      options: [{ label: 'Yes' }],
+      open: true,
+    };
+    await cli('create-event', JSON.stringify(body));
+    expect(JSON.parse((await cli('status')).stdout)).toMatchObject({ status: 'trading', markets: [] });
+    await cli('status', 'post_only', '--message', 'opening auction');
+    const held = JSON.parse((await cli('status', 'maintenance', '--event', 'rain-at-lords')).stdout);
+    expect(held).toMatchObject({
+      status: 'post_only',
+      message: 'opening auction',
+      markets: [{ eventSlug: 'rain-at-lords', status: 'maintenance' }],
+    });
+    const refused = await cli('status', 'closed').then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused?.code).toBe(1);
+
+    const database = await shared.open();
+    const app = await appOn(database);
+    expect((await app.inject({ url: '/api/status' })).json()).toMatchObject({
+      status: 'post_only',
+      markets: [{ eventSlug: 'rain-at-lords', status: 'maintenance', message: null }],
+    });
+    await app.close();
+    await shared.close();
+  }, 240_000);
+
+  it('rotates the key of the webhook secrets from the shell: shows them by key, reseals, makes a key', async () => {
+    const shared = await sharedDatabase();
+    cleanups.push(() => shared.drop());
+    const database = await shared.open();
+    const app = await appOn(database);
+    const owner = await newUser(app);
+    for (let i = 0; i < 2; i++) {
+      const hook = await app.inject({
+        method: 'POST',
+        url: '/api/me/webhooks',
+        headers: bearer(owner.token),
+        payload: { url: 'http://127.0.0.1:9/hooks' },
+      });
+      expect(hook.statusCode).toBe(201);
+    }
+    await app.close();
+    await shared.close();
+    const cliWith =
+      (extra: Record<string, string>) =>
+      (...args: string[]) =>
+        run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+          env: {
+            ...process.env,
+            NODE_ENV: 'production',
+            LOG_LEVEL: 'error',
+            ...env,
+            ...shared.env,
+            ...extra,
+          },
+        });
+
+    const next = JSON.parse((await cliWith({})('secrets', 'new-key')).stdout).key as string;
+    expect(Buffer.from(next, 'base64')).toHaveLength(32);
+    const [oldId, newId] = [TEST_SECRETS_KEY, next].map((k) => keyIdOf(Buffer.from(k, 'base64')));
+    const rotating = cliWith({ SECRETS_KEY: `${next},${TEST_SECRETS_KEY}` });
+    expect(JSON.parse((await rotating('secrets')).stdout)).toEqual({
+      currentKeyId: newId,
+      byKey: [{ keyId: oldId, count: 2, known: true }],
+    });
+    expect(JSON.parse((await rotating('secrets', 'reseal')).stdout)).toEqual({ sealed: 0, resealed: 2 });
+    // The old key can go now; without the new one nothing starts.
+    expect(JSON.parse((await cliWith({ SECRETS_KEY: next })('secrets')).stdout)).toEqual({
+      currentKeyId: newId,
+      byKey: [{ keyId: newId, count: 2, known: true }],
+    });
+    const refused = await cliWith({ SECRETS_KEY: TEST_SECRETS_KEY })('secrets', 'reseal').then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused?.code).toBe(1);
+    expect(refused?.stderr).toContain(`(2 with key ${newId})`);
+  }, 240_000);
 });

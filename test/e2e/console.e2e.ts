@@ -5,9 +5,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
 import { launchBrowser, unlabelled, watchForErrors } from './support/browser.js';
-import { type RunningServer, startServer } from './support/server.js';
+import { becomeOperator, type RunningServer, startServer } from './support/server.js';
 
-/** Screenshots of the console's main screens, kept in the repository and shown in the README. */
+/** Screenshots of the console's main screens, kept in the repository and shown in docs/operators.md. */
 const DOCS_SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 const ADMIN_EMAIL = 'ops@example.com';
 const PASSWORD = 'correct horse battery';
@@ -99,10 +99,11 @@ describe('operators’ console and trader screens in a browser', () => {
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([
-      startServer({ ADMIN_EMAIL, JOB_INTERVAL_MS: '500', WEBHOOK_ALLOW_PRIVATE: 'true' }),
+      startServer({ JOB_INTERVAL_MS: '500', WEBHOOK_ALLOW_PRIVATE: 'true' }),
       launchBrowser(),
     ]);
     admin = await register('ops', ADMIN_EMAIL);
+    await becomeOperator(server.url, admin.token);
     trader = await register('ann');
     leader = await register('lead');
     receiver = await startReceiver();

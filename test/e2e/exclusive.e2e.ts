@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, docsScreenshot, launchBrowser, watchForErrors } from './support/browser.js';
-import { type RunningServer, startServer } from './support/server.js';
+import { becomeOperator, type RunningServer, startServer } from './support/server.js';
 
 const ADMIN_EMAIL = 'admin@exclusive.example';
 const PASSWORD = 'correct horse battery';
@@ -136,12 +136,12 @@ describe('an exclusive event in a browser', () => {
   }
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer({ ADMIN_EMAIL }), launchBrowser()]);
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
     const stamp = Date.now() % 1_000_000;
     [admin, trader] = await Promise.all([
       call<Session>('POST', '/api/auth/register', null, {
         email: ADMIN_EMAIL,
-        username: `admin${stamp}`,
+        username: `boss${stamp}`,
         password: PASSWORD,
       }),
       call<Session>('POST', '/api/auth/register', null, {
@@ -150,6 +150,7 @@ describe('an exclusive event in a browser', () => {
         password: PASSWORD,
       }),
     ]);
+    await becomeOperator(server.url, admin.token);
     context = await browser.newContext({ baseURL: server.url, viewport: { width: 1366, height: 900 } });
     context.setDefaultTimeout(10_000);
     await context.addInitScript(`localStorage.setItem('pmx.session', ${JSON.stringify(trader.token)})`);

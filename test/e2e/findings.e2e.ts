@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
 import { launchBrowser, SCREENSHOT_DIR, watchForErrors } from './support/browser.js';
-import { type RunningServer, startServer } from './support/server.js';
+import { becomeOperator, type RunningServer, startServer } from './support/server.js';
 
 const ADMIN_EMAIL = 'admin@findings.example';
 const PASSWORD = 'correct horse battery';
@@ -129,7 +129,6 @@ describe('the web app, finding by finding', () => {
   beforeAll(async () => {
     [server, browser] = await Promise.all([
       startServer({
-        ADMIN_EMAIL,
         JOB_INTERVAL_MS: '500',
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_TIMEOUT_MS: '500',
@@ -137,6 +136,7 @@ describe('the web app, finding by finding', () => {
       launchBrowser(),
     ]);
     admin = await register('boss', ADMIN_EMAIL);
+    await becomeOperator(server.url, admin.token);
     trader = await register('finder');
     other = await register('rival');
     receiver = await startReceiver(() => ({ status: 500 }));
@@ -152,7 +152,11 @@ describe('the web app, finding by finding', () => {
 
   it('1. waits out a 429 by itself and shows the page, never a broken one', async () => {
     // A limit a person would hit at once: six requests in six seconds.
-    const tight = await startServer({ RATE_LIMIT_MAX: '6', RATE_LIMIT_WINDOW_MS: '6000' });
+    const tight = await startServer({
+      RATE_LIMIT_MAX: '6',
+      RATE_LIMIT_BROWSE_MAX: '6',
+      RATE_LIMIT_WINDOW_MS: '6000',
+    });
     try {
       const session = await fetch(`${tight.url}/api/auth/register`, {
         method: 'POST',
@@ -401,7 +405,7 @@ describe('the web app, finding by finding', () => {
     await shoot(page, '8-profile', (p) => p.locator('dl.stats'));
 
     await page.goto('/leaderboard');
-    for (const tab of ['Profit', 'Volume', 'Correct predictions', 'Trending']) {
+    for (const tab of ['Profit', 'Volume', 'Predictions', 'Trending']) {
       await page.getByRole('tab', { name: tab }).click();
       const panel = page.getByRole('tabpanel');
       await expect.poll(() => panel.locator('tbody tr, .empty').count()).toBeGreaterThan(0);
@@ -467,8 +471,15 @@ describe('the web app, finding by finding', () => {
     // Notes: written on the market, read on the journal.
     await page.goto('/markets/india-cpi-below-4-percent');
     const activity = page.getByRole('region', { name: 'Your activity' });
-    await activity.scrollIntoViewIfNeeded();
-    await activity.getByRole('button', { name: 'Your notes on this market' }).click();
+    // Its lower part is read once scrolled to, and the page still takes its shape: scroll to its end until it shows.
+    const notesToggle = activity.getByRole('button', { name: 'Your notes on this market' });
+    await expect
+      .poll(async () => {
+        await activity.evaluate((element) => element.scrollIntoView({ block: 'end' }));
+        return notesToggle.isVisible();
+      })
+      .toBe(true);
+    await notesToggle.click();
     await activity.getByLabel('Add a note').fill('Vegetable prices are the risk here.');
     await activity.getByRole('button', { name: 'Save note' }).click();
     await expect.poll(() => activity.getByTestId('note').count()).toBe(1);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, docsScreenshot, launchBrowser, watchForErrors } from './support/browser.js';
-import { type RunningServer, startServer } from './support/server.js';
+import { becomeOperator, type RunningServer, startServer } from './support/server.js';
 import { moveBack, type TimeWindow } from './support/time-travel.js';
 
 const ADMIN_EMAIL = 'admin@market-data.example';
@@ -47,6 +47,8 @@ describe('market data in a browser', () => {
   let admin: Session;
   let viewer: Session;
   let other: Session;
+  /** Holds only YES shares of an exclusive event's options, none of which ever traded: from a split. */
+  let holder: Session;
   let busy: Market;
   let thin: Market;
   let dataDir = '';
@@ -143,16 +145,18 @@ describe('market data in a browser', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'pmx-e2e-market-data-'));
-    const env = { ADMIN_EMAIL, TAKER_FEE_BPS: '100', DATA_DIR: dataDir };
+    const env = { TAKER_FEE_BPS: '100', DATA_DIR: dataDir };
     [server, browser] = await Promise.all([startServer(env), launchBrowser()]);
     const stamp = Date.now() % 1_000_000;
     // The traders and the markets, made three days ago.
     await made(3 * DAY, async () => {
-      [admin, viewer, other] = await Promise.all([
-        register(ADMIN_EMAIL, `admin${stamp}`),
+      [admin, viewer, other, holder] = await Promise.all([
+        register(ADMIN_EMAIL, `boss${stamp}`),
         register(`viewer${stamp}@e2e.example`, `viewer${stamp}`),
         register(`other${stamp}@e2e.example`, `other${stamp}`),
+        register(`holder${stamp}@e2e.example`, `holder${stamp}`),
       ]);
+      await becomeOperator(server.url, admin.token);
       busy = await openMarket('Will the monsoon reach Kerala by June 1?', 'Reaches by June 1');
     });
     const rain = busy.options[0]!.id;
@@ -181,6 +185,23 @@ describe('market data in a browser', () => {
     await made(15 * HOUR, () => buy(other, rain, 'NO', 12));
     await made(9 * HOUR, () => buy(other, rain, 'YES', 18));
     await made(6 * HOUR, () => buy(other, rain, 'YES', 25));
+    // A holder splits 100 credits into YES on each option of a "who wins?" event that never trades.
+    await made(3 * HOUR + 45 * MINUTE, async () => {
+      const cup = await call<Market>('POST', '/api/admin/events', admin.token, {
+        title: 'Who wins the e2e cup?',
+        category: 'cricket',
+        closesAt: new Date(Date.now() + 7 * DAY).toISOString(),
+        exclusive: true,
+        liquidityCents: 50_000,
+        options: [
+          { label: 'Blue', initialPriceCents: 55 },
+          { label: 'Red', initialPriceCents: 35 },
+          { label: 'Green', initialPriceCents: 10 },
+        ],
+        open: true,
+      });
+      await call('POST', `/api/events/${cup.id}/conversions`, holder.token, { type: 'split', quantity: 100 });
+    });
     await made(3 * HOUR + 30 * MINUTE, () => buy(other, rain, 'NO', 8));
     // The last three hours, minute by minute: more than a page of the tape, both ways.
     for (const [minutes, side, quantity] of [
@@ -231,6 +252,10 @@ describe('market data in a browser', () => {
     });
     await call('POST', `/api/admin/events/${settled.id}/settle`, admin.token);
 
+    // The page's first reads after the restart, made warm: the page takes its shape within the second after which
+    // what lies below the fold is watched (a cold first read of the history can take longer on a busy machine).
+    for (const url of ['/api/positions', '/api/me/portfolio-history?range=1w'])
+      await call('GET', url, viewer.token);
     await page.goto('/portfolio');
     const chart = page.getByTestId('value-chart');
     await expect.poll(async () => Number(await chart.getAttribute('data-points'))).toBeGreaterThan(0);
@@ -411,6 +436,34 @@ describe('market data in a browser', () => {
     await chartType('Candles').click();
     await expect.poll(() => candleChart().isVisible()).toBe(true);
     expect(requests.filter((request) => request.includes('/candles'))).toHaveLength(1);
+  });
+
+  it('ends the value over time at the summary’s value, shares of options that never traded included', async () => {
+    const own = await browser.newContext({ baseURL: server.url, viewport: { width: 1366, height: 900 } });
+    try {
+      await own.addInitScript(`localStorage.setItem('pmx.session', ${JSON.stringify(holder.token)})`);
+      const holderPage = await own.newPage();
+      await holderPage.goto('/portfolio');
+      const chart = holderPage.getByTestId('value-chart');
+      await expect.poll(async () => Number(await chart.getAttribute('data-points'))).toBeGreaterThan(30);
+      const { summary, data } = await call<{
+        summary: { totalValueCents: number; positionsValueCents: number };
+        data: { markPriceCents: number | null; quantity: number; valueCents: number }[];
+      }>('GET', '/api/positions', holder.token);
+      expect(data.map((position) => position.valueCents)).toEqual(
+        data.map((position) => position.quantity * (position.markPriceCents as number)),
+      );
+      expect(summary.positionsValueCents).toBeGreaterThan(0);
+      // Nothing happened since the split: the last point, and the one before it, are the summary's value.
+      expect(Number(await chart.getAttribute('data-last'))).toBe(summary.totalValueCents);
+      expect(Number(await chart.getAttribute('data-previous'))).toBe(summary.totalValueCents);
+      const rows = holderPage.getByRole('table', { name: 'Positions' }).getByTestId('position');
+      await expect.poll(() => rows.count()).toBe(3);
+      for (const row of await rows.all())
+        expect(await row.locator('td').nth(3).textContent()).toMatch(/\d+¢/);
+    } finally {
+      await own.close();
+    }
   });
 
   it('reported no script errors or content-security-policy violations', () => {

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, docsScreenshot, launchBrowser, watchForErrors } from './support/browser.js';
-import { type RunningServer, startServer } from './support/server.js';
+import { becomeOperator, type RunningServer, startServer } from './support/server.js';
 
 const ADMIN_EMAIL = 'admin@e2e.example';
 const PASSWORD = 'correct horse battery';
@@ -87,13 +87,14 @@ describe('market page in a browser', () => {
   const ticket = () => page.getByRole('region', { name: 'Trade', exact: true });
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer({ ADMIN_EMAIL }), launchBrowser()]);
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
     const stamp = Date.now() % 1_000_000;
     [admin, trader, other] = await Promise.all([
-      register(ADMIN_EMAIL, `admin${stamp}`),
+      register(ADMIN_EMAIL, `boss${stamp}`),
       register(`trader${stamp}@e2e.example`, `trader${stamp}`),
       register(`other${stamp}@e2e.example`, `other${stamp}`),
     ]);
+    await becomeOperator(server.url, admin.token);
     context = await browser.newContext({ baseURL: server.url, viewport: { width: 1366, height: 768 } });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();

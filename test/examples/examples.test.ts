@@ -7,10 +7,10 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestApp, expectInvariants, type TestApp } from '../support/app.js';
-import { ADMIN_EMAIL, createMarket, limitOrder, marketTrade } from '../support/exchange.js';
-import { bearer, newUser, type TestUser } from '../support/factories.js';
+import { createMarket, limitOrder, marketTrade } from '../support/exchange.js';
+import { bearer, newAdmin, newUser, type TestUser } from '../support/factories.js';
 
-/** The examples of the README, run as their own processes against the service listening on a real port. */
+/** The examples (described in docs/api.md), run as their own processes against the service listening on a real port. */
 
 type Line = Record<string, unknown> & { event: string };
 
@@ -112,7 +112,6 @@ const ORDER_RATE_LIMIT = 12;
 beforeAll(async () => {
   t = await createTestApp({
     env: {
-      ADMIN_EMAIL,
       // The jobs run as in production, the dead man's switches checked every 200 ms.
       JOBS_ENABLED: 'true',
       HEARTBEAT_CHECK_MS: '200',
@@ -122,7 +121,7 @@ beforeAll(async () => {
   });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  admin = await newUser(t.app, { email: ADMIN_EMAIL });
+  admin = await newAdmin(t.app);
 });
 afterAll(async () => {
   for (const example of running) example.child.kill('SIGKILL');

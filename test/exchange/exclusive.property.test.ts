@@ -4,6 +4,7 @@ import type { ConversionKind } from '../../src/exchange/conversions.js';
 import { makerResults } from '../../src/exchange/house.js';
 import { ammAskQuantity, ammBidQuantity, ammPrice } from '../../src/exchange/lmsr.js';
 import { MAX_PRICE, MIN_PRICE, PAYOUT_CENTS, type Side } from '../../src/exchange/money.js';
+import { settleOption, voidPayouts } from '../../src/exchange/settlement.js';
 import { World } from './world.js';
 
 /**
@@ -151,6 +152,40 @@ function checkInvariants(world: World, liquidity: number): void {
   expect(worst).toBeGreaterThanOrEqual(-liquidity * Math.log(n) - 1e-6);
 }
 
+/**
+ * Voided, every option's YES share pays its part of 100 (`voidPayouts`) and its NO share the rest: escrow pays out
+ * exactly what it holds, the conversion pool ends at zero, and the house maker is paid like any holder.
+ */
+function expectVoidPaysWhatEscrowHolds(world: World): void {
+  const pool = world.pool as { yesSets: number; noSets: number };
+  const payouts = voidPayouts(world.optionIds);
+  let poolPaid = 0;
+  for (const optionId of world.optionIds) {
+    const maker = world.house?.quote(optionId);
+    const holders = USERS.flatMap((userId) =>
+      (['YES', 'NO'] as const).map((side) => ({
+        userId,
+        side,
+        position: world.position(userId, side, optionId),
+      })),
+    ).filter((holder) => holder.position.quantity > 0);
+    const settled = settleOption({
+      optionId,
+      eventId: 1,
+      label: 'x',
+      outcome: 'VOID',
+      yesPayoutCents: payouts.get(optionId) as number,
+      holders,
+      house: { yesShares: maker?.yesShares ?? 0, noShares: maker?.noShares ?? 0 },
+      pool: { yesShares: pool.yesSets, noShares: pool.noSets },
+    });
+    const escrowOut = settled.entry.postings.find((p) => p.account.kind === 'escrow')?.amount ?? 0;
+    expect(world.balance({ kind: 'escrow', optionId }) + escrowOut).toBe(0);
+    poolPaid += settled.poolPayoutCents;
+  }
+  expect(world.balance({ kind: 'conversion', eventId: 1 }) + poolPaid).toBe(0);
+}
+
 function bestTick(from: number, step: 1 | -1, quantity: (tick: number) => number): number | null {
   for (let tick = from; tick >= MIN_PRICE && tick <= MAX_PRICE; tick += step)
     if (quantity(tick) > 0) return tick;
@@ -190,9 +225,26 @@ describe('exclusive events', () => {
             PAYOUT_CENTS * pool.yesSets + PAYOUT_CENTS * (world.optionIds.length - 1) * pool.noSets;
           expect(world.balance({ kind: 'conversion', eventId: 1 }) + poolPaid).toBe(0);
         }
+        expectVoidPaysWhatEscrowHolds(world);
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('voided, pays a split back exactly what it cost: a complete set pays 100, as when one option wins', () => {
+    for (const n of [2, 3, 7]) {
+      const world = World.exclusive(n, 0);
+      world.fund(1, FUNDS);
+      expect(world.convert(1, 'split', 10).type).toBe('converted');
+      const payouts = voidPayouts(world.optionIds);
+      expect([...payouts.values()].reduce((sum, cents) => sum + cents, 0)).toBe(PAYOUT_CENTS);
+      const paid = world.optionIds.reduce(
+        (sum, optionId) =>
+          sum + world.position(1, 'YES', optionId).quantity * (payouts.get(optionId) as number),
+        0,
+      );
+      expect(world.balance({ kind: 'cash', userId: 1 }) + paid).toBe(FUNDS);
+    }
   });
 
   it('moves every option’s house quotes after a fill in one of them', () => {

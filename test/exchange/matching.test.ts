@@ -121,10 +121,10 @@ describe('positions', () => {
     p = applyPositionChange(p, { ...zero(), boughtQuantity: 10, boughtCostCents: 600 });
     p = applyPositionChange(p, { ...zero(), soldQuantity: 5, soldProceedsCents: 350 });
     expect(p).toEqual({ quantity: 15, reservedQuantity: 0, costCents: 750, realizedPnlCents: 100 });
-    const won = settlePosition(p, 'YES', 'YES');
+    const won = settlePosition(p, 'YES', 100);
     expect(won.payoutCents).toBe(1500);
     expect(won.position.realizedPnlCents).toBe(850);
-    expect(settlePosition(p, 'NO', 'VOID').payoutCents).toBe(750);
+    expect(settlePosition(p, 'NO', 50).payoutCents).toBe(750);
   });
 });
 

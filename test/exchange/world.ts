@@ -1,3 +1,11 @@
+import {
+  amendWorstCase,
+  type CollateralNeed,
+  holdCollateral,
+  type NeedVerdict,
+  orderWorstCase,
+  splitCost,
+} from '../../src/exchange/collateral.js';
 import type { ConversionKind, PoolState } from '../../src/exchange/conversions.js';
 import {
   applyPositionChanges,
@@ -11,6 +19,7 @@ import {
 } from '../../src/exchange/decision.js';
 import { positionKey } from '../../src/exchange/execution.js';
 import { House } from '../../src/exchange/house.js';
+import type { KeyAccount, KeyLimits } from '../../src/exchange/key-limits.js';
 import { type AccountRef, accountKey, type JournalEntry, normaliseEntry } from '../../src/exchange/ledger.js';
 import type { AmmState } from '../../src/exchange/lmsr.js';
 import type { Action, Side } from '../../src/exchange/money.js';
@@ -37,6 +46,8 @@ export interface OrderRequest {
   postOnly?: boolean;
   /** GTD: when what rests of it expires (default: a day after the epoch). */
   expiresAt?: Date;
+  /** The API key placing it (`apiKey:<id>`), whose limits (`World.keyLimits`) the decision holds it to. */
+  placedBy?: string;
 }
 
 /** What an amend asks: the shares to be left and the new price (absent: as they are). */
@@ -45,6 +56,8 @@ export interface AmendRequest {
   priceCents?: number;
   /** Who asks (default: the order's owner). */
   userId?: number;
+  /** The API key asking, whose limits the replacement is held to. */
+  placedBy?: string;
 }
 
 export interface Placed {
@@ -70,7 +83,16 @@ export class World {
   pool: PoolState | null = null;
   /** Why the last place, amend or cancel was refused (null when it was not). */
   lastRefusal: Refusal | null = null;
+  /** API keys' risk limits, by credential; what they use is counted from the world as the service reads it. */
+  readonly keyLimits = new Map<string, KeyLimits>();
+  /** What each limited key's trades paid (fees included), less what its sales brought. */
+  readonly keyPaid = new Map<string, number>();
   private nextId = 1;
+
+  /** An id for a new order or conversion, as the service takes them from their sequence. */
+  takeId(): number {
+    return this.nextId++;
+  }
 
   constructor(
     amm: AmmState | null,
@@ -127,7 +149,7 @@ export class World {
 
   fund(userId: number, cents: number): void {
     this.post({
-      kind: 'credit',
+      kind: 'signup_credit',
       memo: 'test',
       postings: [
         { account: { kind: 'bonus' }, amount: -cents },
@@ -166,7 +188,7 @@ export class World {
         postOnly: request.postOnly ?? false,
         expiresAt: timeInForce === 'GTD' ? (request.expiresAt ?? new Date(86_400_000)) : null,
         clientOrderId: null,
-        placedBy: null,
+        placedBy: request.placedBy ?? null,
       },
     });
     const verdict = decision.verdicts[0] as Verdict;
@@ -199,7 +221,7 @@ export class World {
       userId,
       remainingQuantity: request.remainingQuantity ?? null,
       priceCents: request.priceCents ?? null,
-      replacement: { id: this.nextId++, clientOrderId: null, placedBy: null },
+      replacement: { id: this.nextId++, clientOrderId: null, placedBy: request.placedBy ?? null },
     });
     return decision.verdicts[0] as Verdict;
   }
@@ -247,10 +269,82 @@ export class World {
     return [...this.orders.values()].filter(isResting);
   }
 
-  /** Decides one instruction with what its user holds, and applies what it changed. */
+  /** What a key uses of its limits that span markets, read as the service reads it before a decision. */
+  keyAccount(credential: string, limits: KeyLimits): KeyAccount {
+    const open = this.openOrders().filter((order) => order.placedBy === credential);
+    const held = open.reduce((sum, order) => sum + (order.action === 'BUY' ? order.reservedCents : 0), 0);
+    return {
+      limits,
+      usage: { openOrders: open.length, dailyLossCents: (this.keyPaid.get(credential) ?? 0) + held },
+    };
+  }
+
+  private countKeyTrades(decision: Decision): void {
+    for (const trade of decision.trades) {
+      const credential = (decision.orders.get(trade.orderId) ?? this.orders.get(trade.orderId))?.placedBy;
+      if (!credential || !this.keyLimits.has(credential)) continue;
+      const notional = trade.priceCents * trade.quantity;
+      const paid = trade.action === 'BUY' ? notional + trade.feeCents : trade.feeCents - notional;
+      this.keyPaid.set(credential, (this.keyPaid.get(credential) ?? 0) + paid);
+    }
+  }
+
+  /**
+   * Decides one instruction as the service does: its worst case set aside out of its user's cash first (refused
+   * there when the cash cannot cover it), then decided with what was set aside, and what the decision gave back to
+   * anyone (the unspent, proceeds, released collateral) taken back into their cash.
+   */
   private apply(userId: number, instruction: Instruction): Decision {
+    const need = this.worstCaseOf(userId, instruction);
+    const step = holdCollateral(new Map([[userId, this.balance({ kind: 'cash', userId })]]), new Map(), [
+      { userId, needs: [need] },
+    ]);
+    const held = step.verdicts[0]?.[0] as NeedVerdict;
+    if ('refused' in held) {
+      this.lastRefusal = { code: 'INSUFFICIENT_FUNDS', ...held.refused };
+      return refusedBeforeDeciding(this.lastRefusal);
+    }
+    for (const entry of step.entries) this.post(entry);
+    const decision = this.decideWith(userId, instruction, need.cents);
+    this.takeBackTransit();
+    return decision;
+  }
+
+  /** What the instruction may spend at worst, as the service sets it aside before the market decides. */
+  worstCaseOf(userId: number, instruction: Instruction): CollateralNeed {
+    if (instruction.type === 'place') return { cents: orderWorstCase(instruction.order, this.feeBps) };
+    if (instruction.type === 'convert')
+      return { cents: instruction.request.kind === 'split' ? splitCost(instruction.request.quantity) : 0 };
+    if (instruction.type !== 'amend') return { cents: 0 };
+    const order = this.orders.get(instruction.orderId);
+    if (!order || order.userId !== userId || !isResting(order)) return { cents: 0 };
+    const left = order.quantity - order.filledQuantity;
+    const priceCents = instruction.priceCents ?? order.priceCents;
+    const remaining = instruction.remainingQuantity ?? left;
+    if (priceCents === order.priceCents && remaining <= left) return { cents: 0 };
+    const replacement = { ...order, priceCents, quantity: remaining };
+    return amendWorstCase(replacement, order.reservedCents, this.feeBps);
+  }
+
+  /** Every transit balance (what the decision gave back) taken back into its user's cash. */
+  private takeBackTransit(): void {
+    const returned = new Map<number, number>();
+    for (const [key, cents] of this.balances) {
+      const [kind, userId] = key.split(':');
+      if (kind === 'transit' && cents !== 0) returned.set(Number(userId), cents);
+    }
+    const cash = new Map([...returned.keys()].map((id) => [id, this.balance({ kind: 'cash', userId: id })]));
+    for (const entry of holdCollateral(cash, returned, []).entries) this.post(entry);
+  }
+
+  /** Decides an instruction with `held` cents set aside for it beforehand (in its user's transit account). */
+  decideWith(userId: number, instruction: Instruction, held: number): Decision {
+    const keys = new Map(
+      [...this.keyLimits].map(([credential, limits]) => [credential, this.keyAccount(credential, limits)]),
+    );
     const holdings = {
-      cash: new Map([[userId, this.balance({ kind: 'cash', userId })]]),
+      keys,
+      funds: new Map([[userId, held]]),
       positions: new Map(
         this.optionIds.flatMap((optionId) =>
           (['YES', 'NO'] as const).map(
@@ -290,6 +384,7 @@ export class World {
     );
     if (acted && !decision.changed) throw new Error('a decision that acted says nothing changed');
     for (const entry of decision.entries) this.post(entry);
+    this.countKeyTrades(decision);
     for (const [key, { userId: owner, optionId, side, changes }] of decision.positions) {
       this.positions.set(key, applyPositionChanges(this.position(owner, side, optionId), changes));
     }
@@ -304,4 +399,21 @@ export class World {
     if (verdict?.type === 'refused') this.lastRefusal = verdict.refusal;
     return decision;
   }
+}
+
+/** The decision of an instruction refused before any market saw it: nothing changed. */
+function refusedBeforeDeciding(refusal: Refusal): Decision {
+  return {
+    verdicts: [{ type: 'refused', refusal }],
+    orders: new Map(),
+    newOrderIds: new Set(),
+    fills: [],
+    trades: [],
+    entries: [],
+    positions: new Map(),
+    options: new Map(),
+    pool: null,
+    keys: new Map(),
+    changed: false,
+  };
 }

@@ -5,8 +5,8 @@ import { asyncapiDocument } from '../../src/openapi/asyncapi.js';
 import { OPERATION_IDS } from '../../src/openapi/operations.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { ContractChecker, StreamContract } from '../support/contract.js';
-import { ADMIN_EMAIL, createMarket } from '../support/exchange.js';
-import { bearer, newUser } from '../support/factories.js';
+import { createMarket } from '../support/exchange.js';
+import { bearer, newAdmin, newUser } from '../support/factories.js';
 
 type Json = Record<string, unknown>;
 let t: TestApp;
@@ -14,7 +14,7 @@ let document: Json;
 let checker: ContractChecker;
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { ADMIN_EMAIL } });
+  t = await createTestApp();
   document = t.app.swagger() as unknown as Json;
   checker = new ContractChecker(document);
 });
@@ -341,9 +341,9 @@ describe('the contract every generator and parser accepts', () => {
   });
 });
 
-/** The admin of this file's app (registered once, by ADMIN_EMAIL). */
+/** The admin of this file's app (registered once, then granted the role). */
 let admin: Awaited<ReturnType<typeof newUser>> | null = null;
 async function adminToken() {
-  admin ??= await newUser(t.app, { email: ADMIN_EMAIL });
+  admin ??= await newAdmin(t.app);
   return admin;
 }

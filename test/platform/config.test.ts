@@ -34,7 +34,7 @@ describe('configuration', () => {
     ['STREAK_TIMEZONE', 'Mars/Olympus'],
     ['SEED_DEMO', 'maybe'],
     ['LOG_LEVEL', 'loud'],
-    ['ADMIN_EMAIL', 'nobody'],
+    ['ADMIN_BOOTSTRAP_TOKEN', 'short'],
     ['DATABASE_LOCK_TIMEOUT_MS', '5000'],
     ['DATABASE_LOCK_TIMEOUT_MS', '0'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '-1'],
@@ -46,8 +46,36 @@ describe('configuration', () => {
     ['SHUTDOWN_TIMEOUT_MS', '10'],
     ['STREAM_MAX_CONNECTIONS_PER_ADDRESS', '0'],
     ['HTTP_MAX_IDLE_CONNECTIONS_PER_ADDRESS', '-3'],
+    ['SECRETS_KEY', 'c2hvcnQ='],
+    ['SECRETS_KEY', `${Buffer.alloc(32).toString('base64')},not base64!`],
+    ['METRICS_TOKEN', 'short'],
+    ['METRICS_PORT', '3000'],
+    ['METRICS_PORT', 'ninety'],
   ])('stops on %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrowError(name);
+  });
+
+  it('needs SECRETS_KEY in production on PostgreSQL, and takes a keyring, the current key first', () => {
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/exchange' };
+    expect(() => loadConfig(production)).toThrowError(
+      'SECRETS_KEY is required in production with DATABASE_URL',
+    );
+    // The embedded database (no DATABASE_URL) makes a key of its own in DATA_DIR.
+    expect(loadConfig({ NODE_ENV: 'production' }).secretsKeys).toEqual([]);
+    const [current, previous] = [Buffer.alloc(32, 1), Buffer.alloc(32, 2)];
+    const config = loadConfig({
+      ...production,
+      SECRETS_KEY: `${current.toString('base64')}, ${previous.toString('base64')}`,
+    });
+    expect(config.secretsKeys).toEqual([current, previous]);
+  });
+
+  it('serves metrics to this machine only unless a token or a port of their own is set', () => {
+    expect(loadConfig({}).metrics).toEqual({ token: null, port: null, host: '0.0.0.0' });
+    expect(
+      loadConfig({ METRICS_TOKEN: 'a-long-enough-token', METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' })
+        .metrics,
+    ).toEqual({ token: 'a-long-enough-token', port: 9464, host: '10.0.0.5' });
   });
 });

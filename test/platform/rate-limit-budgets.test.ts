@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectInvariants, type TestApp } from '../support/app.js';
-import { ADMIN_EMAIL, createMarket } from '../support/exchange.js';
-import { bearer, newUser } from '../support/factories.js';
+import { createMarket } from '../support/exchange.js';
+import { bearer, newAdmin, newUser } from '../support/factories.js';
 
-/** A user's browser sessions and their API keys draw from two budgets of RATE_LIMIT_MAX each. */
+/** A user's browser sessions draw from one budget (RATE_LIMIT_BROWSE_MAX), their API keys from another (RATE_LIMIT_MAX). */
 describe('rate-limit budgets of a user', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ env: { RATE_LIMIT_MAX: '5' } });
+    t = await createTestApp({ env: { RATE_LIMIT_MAX: '5', RATE_LIMIT_BROWSE_MAX: '5' } });
   });
   afterAll(() => t.close());
 
@@ -47,6 +47,64 @@ describe('rate-limit budgets of a user', () => {
 });
 
 /**
+ * A person who opens twenty markets in new tabs within a minute makes twenty cold loads, each reading the user, the
+ * notifications, the market, its book, the positions, the watchlist, the open orders and the feature flags: the
+ * browsing budget (5 × RATE_LIMIT_MAX unless set) takes them all, while the user's API keys keep theirs of 60.
+ */
+describe('the browsing budget', () => {
+  let t: TestApp;
+  let market: { slug: string; options: { id: string }[] };
+  beforeAll(async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_MAX: '60' } });
+    const admin = await newAdmin(t.app);
+    market = await createMarket(t.app, admin.token, { options: [{ label: 'Yes', liquidityCents: 10_000 }] });
+  });
+  afterAll(() => t.close());
+
+  const coldLoad = (slug: string, optionId: string) => [
+    '/api/auth/me',
+    '/api/me/notifications?limit=20',
+    `/api/events/${slug}`,
+    `/api/orderbook/${optionId}`,
+    '/api/positions',
+    '/api/watchlist',
+    `/api/limit-orders?status=open&eventSlug=${slug}&limit=200`,
+    '/api/flags',
+  ];
+
+  it('answers twenty cold loads of a market page from one session within a minute, and keeps the keys at 60', async () => {
+    const user = await newUser(t.app);
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof t.app.inject>> | undefined;
+    for (let tab = 0; tab < 20; tab++)
+      for (const url of coldLoad(market.slug, market.options[0]!.id)) {
+        last = await t.app.inject({ url, headers: bearer(user.token) });
+        statuses.push(last.statusCode);
+      }
+    expect(statuses).toHaveLength(160);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(last?.headers['ratelimit-limit']).toBe('300');
+
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/me/api-keys',
+      headers: bearer(user.token),
+      payload: { name: 'bot' },
+    });
+    const key: string = created.json().key;
+    const byKey: number[] = [];
+    for (let i = 0; i < 61; i++)
+      byKey.push((await t.app.inject({ url: '/api/positions', headers: bearer(key) })).statusCode);
+    expect(byKey.slice(0, 60).every((status) => status === 200)).toBe(true);
+    expect(byKey[60]).toBe(429);
+    // The browsing budget has its bound too: the sessions' 301st request of the minute waits.
+    for (let i = statuses.length + 1; i < 300; i++)
+      expect((await t.app.inject({ url: '/api/flags', headers: bearer(user.token) })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/api/flags', headers: bearer(user.token) })).statusCode).toBe(429);
+  });
+});
+
+/**
  * Pulling quotes always works: cancels, cancel-all and the dead man's switch draw on a budget of their own, never
  * on the request budget; and an order answered from its idempotency key gives back what it took of the order budget.
  */
@@ -55,9 +113,14 @@ describe('the budgets of a market maker', () => {
   let optionId: string;
   beforeAll(async () => {
     t = await createTestApp({
-      env: { RATE_LIMIT_MAX: '6', RATE_LIMIT_PULL_MAX: '3', ORDER_RATE_LIMIT: '5', ADMIN_EMAIL },
+      env: {
+        RATE_LIMIT_MAX: '6',
+        RATE_LIMIT_BROWSE_MAX: '6',
+        RATE_LIMIT_PULL_MAX: '3',
+        ORDER_RATE_LIMIT: '5',
+      },
     });
-    const admin = await newUser(t.app, { email: ADMIN_EMAIL });
+    const admin = await newAdmin(t.app);
     optionId = (await createMarket(t.app, admin.token, { options: [{ label: 'Yes' }] })).options[0]
       ?.id as string;
   });

@@ -12,6 +12,7 @@ import { bearer, newUser } from '../support/factories.js';
 
 const limits = () => ({
   RATE_LIMIT_MAX: '60',
+  RATE_LIMIT_BROWSE_MAX: '60',
   REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
 });
 

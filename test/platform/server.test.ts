@@ -80,4 +80,41 @@ describe('the server process', () => {
     expect(await exited).toBe(0);
     expect(output()).toContain('server closed');
   }, 90_000);
+
+  it('serves the metrics on METRICS_PORT behind METRICS_TOKEN, not on the service port, and closes both', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const token = 'metrics-token-0123456789';
+    const { child, output } = startServer({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      METRICS_PORT: String(metricsPort),
+      METRICS_HOST: '127.0.0.1',
+      METRICS_TOKEN: token,
+      SEED_DEMO: 'false',
+    });
+    const exited = exitOf(child);
+    let status = 0;
+    for (let i = 0; i < 300 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      );
+    }
+    expect(status, output()).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+    const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    expect((await fetch(metricsUrl)).status).toBe(401);
+    const scraped = await fetch(metricsUrl, { headers: { authorization: `Bearer ${token}` } });
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain('http_request_duration_seconds');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(
+      await fetch(metricsUrl).then(
+        () => 'answered',
+        () => 'closed',
+      ),
+    ).toBe('closed');
+  }, 90_000);
 });

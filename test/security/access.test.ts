@@ -1,8 +1,9 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { ADMIN_EMAIL, createMarket, limitOrder, type Market, marketTrade } from '../support/exchange.js';
-import { bearer, newUser, type TestUser } from '../support/factories.js';
+import { SoftwareAuthenticator } from '../support/authenticator.js';
+import { createMarket, limitOrder, type Market, marketTrade } from '../support/exchange.js';
+import { bearer, newAdmin, newUser, type TestUser } from '../support/factories.js';
 import { describeOperation, fillPath, type Operation, operationsOf, readOpenApi } from './openapi.js';
 import { changedTables, snapshot } from './snapshot.js';
 
@@ -27,6 +28,7 @@ interface Resources {
   notificationId: string;
   webhookId: string;
   challengeCode: string;
+  passkeyId: string;
 }
 
 interface ResourceCell {
@@ -47,9 +49,27 @@ const RESOURCE_CELLS: ResourceCell[] = [
     allowed: 'owner',
   },
   {
+    operation: 'GET /api/orders/{id}',
+    status: 404,
+    request: (r) => ({ url: `/api/orders/${r.orderId}` }),
+    allowed: 'owner',
+  },
+  {
     operation: 'DELETE /api/limit-orders/{id}',
     status: 404,
     request: (r) => ({ url: `/api/limit-orders/${r.orderId}` }),
+    allowed: 'owner',
+  },
+  {
+    operation: 'GET /api/me/api-keys/{id}',
+    status: 404,
+    request: (r) => ({ url: `/api/me/api-keys/${r.apiKeyId}` }),
+    allowed: 'owner',
+  },
+  {
+    operation: 'PATCH /api/me/api-keys/{id}',
+    status: 404,
+    request: (r) => ({ url: `/api/me/api-keys/${r.apiKeyId}`, payload: { name: 'taken' } }),
     allowed: 'owner',
   },
   {
@@ -62,6 +82,12 @@ const RESOURCE_CELLS: ResourceCell[] = [
     operation: 'DELETE /api/me/sessions/{id}',
     status: 404,
     request: (r) => ({ url: `/api/me/sessions/${r.sessionId}` }),
+    allowed: 'owner',
+  },
+  {
+    operation: 'DELETE /api/me/passkeys/{id}',
+    status: 404,
+    request: (r) => ({ url: `/api/me/passkeys/${r.passkeyId}` }),
     allowed: 'owner',
   },
   {
@@ -200,9 +226,9 @@ describe('access-control matrix', () => {
   let suspendedKey: string;
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { ADMIN_EMAIL } });
+    t = await createTestApp();
     operations = operationsOf(await readOpenApi(t.app));
-    admin = await newUser(t.app, { email: ADMIN_EMAIL });
+    admin = await newAdmin(t.app);
     [owner, intruder, invitee, suspended] = [
       await newUser(t.app),
       await newUser(t.app),
@@ -275,6 +301,13 @@ describe('access-control matrix', () => {
       opponentUsername: invitee.username,
       endsAt: new Date(Date.now() + 2 * 86_400_000).toISOString(),
     });
+    // Last: with a factor in force, the sensitive actions above would need a fresh one.
+    const site = new URL(t.config.publicUrl);
+    const options = await json(app, owner.token, 'POST', '/api/me/passkeys/options');
+    const passkey = await json(app, owner.token, 'POST', '/api/me/passkeys', {
+      name: 'laptop',
+      response: new SoftwareAuthenticator(site.origin, site.hostname).create(options),
+    });
     return {
       market,
       orderId: resting.json().id,
@@ -288,6 +321,7 @@ describe('access-control matrix', () => {
       notificationId: feed.data[0].id,
       webhookId: webhook.id,
       challengeCode: challenge.code,
+      passkeyId: passkey.passkey.id,
     };
   }
 

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   Api,
+  BOOTSTRAP_TOKEN,
   createThrowawayDatabase,
   freePort,
+  registerOperator,
   runAudit,
   seededRandom,
   startServer,
@@ -27,7 +29,7 @@ const LOAD_BEFORE_SIGTERM_MS = 1500;
 
 interface Outcome {
   id: string;
-  kind: 'order' | 'read';
+  kind: 'order' | 'batch' | 'cancel-all' | 'read';
   startedAt: number;
   endedAt: number;
   status: number | null;
@@ -64,7 +66,7 @@ describe('graceful shutdown under load', () => {
     const server = startServer(port, {
       ...storage.env,
       LOG_LEVEL: 'info',
-      ADMIN_EMAIL: ADMIN,
+      ADMIN_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
       JOBS_ENABLED: 'true',
       JOB_INTERVAL_MS: '200',
     });
@@ -74,20 +76,23 @@ describe('graceful shutdown under load', () => {
     await waitReady(server);
 
     const api = new Api(port, WORKERS);
-    const admin = await api.ok<{ token: string }>('POST', '/api/auth/register', {
-      body: { email: ADMIN, password: 'admin password' },
-    });
-    const market = await api.ok<{ options: { id: string }[] }>('POST', '/api/admin/events', {
-      token: admin.token,
-      body: {
-        title: 'Shutdown market',
-        category: 'cricket',
-        closesAt: new Date(Date.now() + 86_400_000).toISOString(),
-        options: [{ label: 'Yes', liquidityCents: 50_000 }],
-        open: true,
-      },
-    });
-    const optionId = market.options[0]?.id as string;
+    const admin = { token: await registerOperator(api, ADMIN, 'admin password') };
+    // One market the single orders go to, and more that makers' batches spread over.
+    const optionIds: string[] = [];
+    for (let m = 0; m < 6; m++) {
+      const market = await api.ok<{ options: { id: string }[] }>('POST', '/api/admin/events', {
+        token: admin.token,
+        body: {
+          title: `Shutdown market ${m}`,
+          category: 'cricket',
+          closesAt: new Date(Date.now() + 86_400_000).toISOString(),
+          options: [{ label: 'Yes', liquidityCents: 50_000 }],
+          open: true,
+        },
+      });
+      optionIds.push(market.options[0]?.id as string);
+    }
+    const optionId = optionIds[0] as string;
     const traders: string[] = [];
     for (let i = 0; i < 8; i++) {
       const trader = await api.ok<{ token: string }>('POST', '/api/auth/register', {
@@ -103,11 +108,12 @@ describe('graceful shutdown under load', () => {
       for (let n = 0; ; n++) {
         const id = `load-${w}-${n}`;
         const token = traders[Math.floor(random() * traders.length)] as string;
-        const order = random() < 0.6;
+        const draw = random();
+        const kind = draw < 0.4 ? 'order' : draw < 0.6 ? 'batch' : draw < 0.7 ? 'cancel-all' : 'read';
         const startedAt = performance.now();
         const outcome: Outcome = {
           id,
-          kind: order ? 'order' : 'read',
+          kind,
           startedAt,
           endedAt: 0,
           status: null,
@@ -116,23 +122,40 @@ describe('graceful shutdown under load', () => {
           error: null,
         };
         try {
-          const response = order
-            ? await api.request('POST', '/api/limit-orders', {
-                token,
-                headers: { 'x-request-id': id },
-                body: {
-                  optionId,
-                  side: random() < 0.5 ? 'YES' : 'NO',
-                  action: 'BUY',
-                  quantity: 1 + Math.floor(random() * 3),
-                  limitPriceCents: 30 + Math.floor(random() * 40),
-                  clientOrderId: id,
-                },
-              })
-            : await api.request('GET', random() < 0.5 ? `/api/orderbook/${optionId}` : '/api/positions', {
-                token,
-                headers: { 'x-request-id': id },
-              });
+          const response =
+            kind === 'batch'
+              ? await api.request('POST', '/api/limit-orders/batch', {
+                  token,
+                  headers: { 'x-request-id': id },
+                  body: { orders: makerQuotes(optionIds, random, id) },
+                })
+              : kind === 'cancel-all'
+                ? await api.request('POST', '/api/limit-orders/cancel-all', {
+                    token,
+                    headers: { 'x-request-id': id },
+                    body: {},
+                  })
+                : kind === 'order'
+                  ? await api.request('POST', '/api/limit-orders', {
+                      token,
+                      headers: { 'x-request-id': id },
+                      body: {
+                        optionId,
+                        side: random() < 0.5 ? 'YES' : 'NO',
+                        action: 'BUY',
+                        quantity: 1 + Math.floor(random() * 3),
+                        limitPriceCents: 30 + Math.floor(random() * 40),
+                        clientOrderId: id,
+                      },
+                    })
+                  : await api.request(
+                      'GET',
+                      random() < 0.5 ? `/api/orderbook/${optionId}` : '/api/positions',
+                      {
+                        token,
+                        headers: { 'x-request-id': id },
+                      },
+                    );
           outcome.status = response.status;
           outcome.body = response.body;
           outcome.retryAfter = (response.headers['retry-after'] as string | undefined) ?? null;
@@ -148,6 +171,10 @@ describe('graceful shutdown under load', () => {
     };
     const load = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
     await new Promise((resolve) => setTimeout(resolve, LOAD_BEFORE_SIGTERM_MS));
+    // On a loaded machine the first batches take longer: the signal waits for one to be answered (30 s at most).
+    const batchAnswered = () => outcomes.some((o) => o.kind === 'batch' && o.status === 200);
+    for (const until = performance.now() + 30_000; !batchAnswered() && performance.now() < until; )
+      await new Promise((resolve) => setTimeout(resolve, 100));
     sigtermAt = performance.now();
     server.child.kill('SIGTERM');
     await load;
@@ -164,7 +191,15 @@ describe('graceful shutdown under load', () => {
     const inFlight = outcomes.filter((o) => o.startedAt < sigtermAt && o.endedAt > sigtermAt);
     const dropped = ours.filter((o) => o.status === null);
     const unfinished = ours.filter((o) => !completed.has(o.id));
-    const acknowledged = outcomes.filter((o) => o.kind === 'order' && o.status === 201);
+    // Every order answered 201, alone or as an item of a batch, by its clientOrderId.
+    const acknowledged = outcomes.flatMap((o) => {
+      if (o.kind === 'order' && o.status === 201) return [o];
+      if (o.kind !== 'batch' || o.status !== 200) return [];
+      const items = (o.body as { data: { status: number; order?: { clientOrderId: string } }[] }).data;
+      return items.flatMap((item) =>
+        item.status === 201 && item.order ? [{ ...o, id: item.order.clientOrderId }] : [],
+      );
+    });
 
     process.stdout.write(
       `shutdown: ${outcomes.length} requests, ${ours.length} accepted, ${inFlight.length} in flight at SIGTERM ` +
@@ -207,8 +242,13 @@ describe('graceful shutdown under load', () => {
       );
       expect(acknowledged.length).toBeGreaterThan(0);
       expect(acknowledged.filter((o) => !stored.has(o.id)).map((o) => o.id)).toEqual([]);
-      const neverRead = outcomes.filter((o) => o.kind === 'order' && (o.status === null || refused(o)));
-      expect(neverRead.filter((o) => stored.has(o.id)).map((o) => o.id)).toEqual([]);
+      const neverRead = outcomes.filter(
+        (o) => (o.kind === 'order' || o.kind === 'batch') && (o.status === null || refused(o)),
+      );
+      const placedBy = (o: Outcome) =>
+        o.kind === 'batch' ? [0, 1, 2, 3].map((i) => `${o.id}-${i}`) : [o.id];
+      expect(neverRead.flatMap(placedBy).filter((id) => stored.has(id))).toEqual([]);
+      expect(acknowledged.some((o) => o.kind === 'batch')).toBe(true);
     } finally {
       await database.close();
     }
@@ -216,3 +256,29 @@ describe('graceful shutdown under load', () => {
     expect(audit.code, audit.output).toBe(0);
   }, 120_000);
 });
+
+/** A maker's quotes: both sides of two of the markets, each order named by the request and its place in it. */
+function makerQuotes(optionIds: string[], random: () => number, id: string) {
+  const pick = () => optionIds[Math.floor(random() * optionIds.length)] as string;
+  return [pick(), pick()].flatMap((optionId, m) => {
+    const bid = 30 + Math.floor(random() * 20);
+    return [
+      {
+        optionId,
+        side: 'YES',
+        action: 'BUY',
+        quantity: 2,
+        limitPriceCents: bid,
+        clientOrderId: `${id}-${2 * m}`,
+      },
+      {
+        optionId,
+        side: 'NO',
+        action: 'BUY',
+        quantity: 2,
+        limitPriceCents: 96 - bid,
+        clientOrderId: `${id}-${2 * m + 1}`,
+      },
+    ];
+  });
+}

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ADMIN_EMAIL, createMarket, limitOrder, type Market } from '../support/exchange.js';
-import { bearer, newUser, type TestUser } from '../support/factories.js';
+import { createMarket, limitOrder, type Market } from '../support/exchange.js';
+import { bearer, newAdmin, newUser, type TestUser } from '../support/factories.js';
 import type { KnownValues } from './arbitraries.js';
 
 /** A small populated exchange: an admin, traders, a market with orders and trades, a post and a note. */
@@ -24,7 +24,7 @@ async function post(app: FastifyInstance, token: string, url: string, payload: u
 }
 
 export async function buildWorld(app: FastifyInstance): Promise<World> {
-  const admin = await newUser(app, { email: ADMIN_EMAIL });
+  const admin = await newAdmin(app);
   const user = await newUser(app);
   const other = await newUser(app);
   const market = await createMarket(app, admin.token, {

@@ -59,6 +59,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/**
+ * The key that seals webhook secrets in this test process: one for every app it builds (two instances on one
+ * database must share it), and never a key file in the working copy's ./data.
+ */
+export const TEST_SECRETS_KEY = randomBytes(32).toString('base64');
+
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
     NODE_ENV: 'test',
@@ -67,6 +73,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     SEED_DEMO: 'false',
     JOBS_ENABLED: 'false',
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    SECRETS_KEY: TEST_SECRETS_KEY,
     // Never the working copy's ./data, which `npm start` uses.
     AVATAR_DIR: join(tmpdir(), `pmx-test-avatars-${process.pid}`),
     ...overrides,

@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { bearer } from './factories.js';
 
-export const ADMIN_EMAIL = 'admin@example.com';
-
 export interface Market {
   id: string;
   slug: string;

@@ -37,3 +37,13 @@ export async function newUser(
 export function bearer(token: string): { authorization: string } {
   return { authorization: `Bearer ${token}` };
 }
+
+/** Registers a user and grants it the admin role, as `npm run admin -- grant` does. */
+export async function newAdmin(
+  app: FastifyInstance,
+  fields: { email?: string; password?: string; [key: string]: unknown } = {},
+): Promise<TestUser> {
+  const user = await newUser(app, fields);
+  await app.services.operators.setRole({ userId: null, via: 'cli', address: null }, user.id, 'admin');
+  return user;
+}

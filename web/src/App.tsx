@@ -6,6 +6,7 @@ import { Layout } from './components/Layout';
 import { Loading } from './components/Status';
 import { queryClient } from './lib/query';
 import { AccountPage } from './pages/Account';
+import { ForgotPasswordPage, ResetPasswordPage, VerifyEmailPage } from './pages/AddressPages';
 import { LoginPage, RegisterPage } from './pages/Auth';
 import { ChallengePage, ChallengesPage } from './pages/Challenges';
 import { CopyTradingPage } from './pages/CopyTrading';
@@ -60,6 +61,9 @@ export function App() {
                 />
                 <Route path="/login" element={<LoginPage />} />
                 <Route path="/register" element={<RegisterPage />} />
+                <Route path="/verify-email" element={<VerifyEmailPage />} />
+                <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+                <Route path="/reset-password" element={<ResetPasswordPage />} />
                 <Route path="*" element={<NotFoundPage />} />
               </Routes>
             </Layout>

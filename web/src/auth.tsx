@@ -3,7 +3,18 @@ import { createContext, type ReactNode, useCallback, useContext, useEffect, useM
 import { apiClient, sessionToken, typed } from './api/client';
 import type { Me, Registration, Session } from './api/types';
 import { useSessionToken } from './lib/hooks';
+import { signInAnswer } from './lib/passkeys';
 import { apiKey, queryClient } from './lib/query';
+
+/** What a login answers for an account with a second factor. */
+export interface LoginChallenge {
+  secondFactorRequired: true;
+  challengeToken: string;
+  factors: ('totp' | 'passkey')[];
+}
+
+/** What answers a login's second step: a code from the app, a recovery code, or a passkey on this device. */
+export type LoginProof = { code: string } | { recoveryCode: string } | 'passkey';
 
 export interface RegisterInput {
   email: string;
@@ -17,7 +28,12 @@ interface AuthState {
   /** The signed-in user with balances; null when signed out, undefined while loading. */
   me: Me | null | undefined;
   signedIn: boolean;
-  login(email: string, password: string): Promise<Session>;
+  /** A session, or the challenge of an account with a second factor (answered with `proveLogin`). */
+  login(email: string, password: string): Promise<Session | LoginChallenge>;
+  /** The second step of a login: a code from the authenticator app, a recovery code, or a passkey. */
+  proveLogin(challengeToken: string, proof: LoginProof): Promise<Session>;
+  /** A sign-in with a passkey alone (one that verifies the person: a PIN or biometrics). */
+  signInWithPasskey(): Promise<Session>;
   register(input: RegisterInput): Promise<Registration>;
   logout(): Promise<void>;
   /** Re-read the user and balances. */
@@ -51,7 +67,28 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const me: Me | null | undefined = token === null ? null : query.data;
 
   const login = useCallback(async (email: string, password: string) => {
-    const session = await typed(apiClient.POST('/api/auth/login', { body: { email, password } }));
+    const answer = await typed(apiClient.POST('/api/auth/login', { body: { email, password } }));
+    if ('challengeToken' in answer)
+      return {
+        secondFactorRequired: true as const,
+        challengeToken: answer.challengeToken,
+        factors: answer.factors,
+      };
+    sessionToken.set(answer.token);
+    return answer;
+  }, []);
+
+  const proveLogin = useCallback(async (challengeToken: string, proof: LoginProof) => {
+    const given = proof === 'passkey' ? { passkey: await signInAnswer(challengeToken) } : proof;
+    const body = { challengeToken, ...given };
+    const session = await typed(apiClient.POST('/api/auth/login/second-factor', { body }));
+    sessionToken.set(session.token);
+    return session;
+  }, []);
+
+  const signInWithPasskey = useCallback(async () => {
+    const response = await signInAnswer();
+    const session = await typed(apiClient.POST('/api/auth/passkey', { body: { response } }));
     sessionToken.set(session.token);
     return session;
   }, []);
@@ -90,8 +127,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, [token, refresh]);
 
   const value = useMemo(
-    () => ({ me, signedIn: token !== null, login, register, logout, refresh }),
-    [me, token, login, register, logout, refresh],
+    () => ({ me, signedIn: token !== null, login, proveLogin, signInWithPasskey, register, logout, refresh }),
+    [me, token, login, proveLogin, signInWithPasskey, register, logout, refresh],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
+import type { KeyLimits } from '../../exchange/key-limits.js';
 import type { AuthUser } from '../../platform/auth.js';
 import type { NewUser, UserRow } from '../../platform/db/schema.js';
 import type { Queryable } from '../../platform/db/types.js';
+import type { KeyPermissions, Scope } from '../../platform/scopes.js';
 import { CREDENTIALS_CHANNEL, type CredentialChange, type ResolvedCredential } from './credentials.js';
 
 export interface ApiKeyRow {
@@ -12,7 +14,37 @@ export interface ApiKeyRow {
   last_used_at: Date | null;
   last_used_ip: string | null;
   revoked_at: Date | null;
+  scopes: string[];
+  allowed_cidrs: string[] | null;
+  expires_at: Date | null;
+  limits: KeyLimits | null;
 }
+
+/** What a key is made or changed with: its scopes, allow-list, expiry (null: none) and limits (null: none). */
+export interface KeySettings {
+  scopes: Scope[];
+  allowedCidrs: string[] | null;
+  expiresAt: Date | null;
+  limits: KeyLimits | null;
+}
+
+const KEY_COLUMNS = [
+  'k.id',
+  'k.name',
+  'k.prefix',
+  'k.created_at',
+  'k.last_used_at',
+  'k.last_used_ip',
+  'k.revoked_at',
+  'k.scopes',
+  'k.allowed_cidrs',
+  'k.expires_at',
+  'l.max_order_cents',
+  'l.max_open_orders',
+  'l.max_position_shares',
+  'l.max_daily_loss_cents',
+  'l.key_id as limited',
+] as const;
 
 export interface SessionRow {
   id: number;
@@ -75,18 +107,6 @@ export class AccountsRepository {
       })
       .where('id', '=', id)
       .execute();
-  }
-
-  /** Gives the account with this email the admin role; its id, or null when there is none or it is one already. */
-  async promoteToAdmin(db: Queryable, email: string): Promise<number | null> {
-    const row = await db
-      .updateTable('users')
-      .set({ role: 'admin' })
-      .where('email', '=', email)
-      .where('role', '<>', 'admin')
-      .returning('id')
-      .executeTakeFirst();
-    return row?.id ?? null;
   }
 
   async insertSession(
@@ -164,23 +184,96 @@ export class AccountsRepository {
 
   async insertApiKey(
     db: Queryable,
-    key: { userId: number; name: string; prefix: string; keyHash: string },
-  ): Promise<ApiKeyRow> {
-    return db
+    key: { userId: number; name: string; prefix: string; keyHash: string; settings: KeySettings },
+  ): Promise<number> {
+    const { settings } = key;
+    const row = await db
       .insertInto('api_keys')
-      .values({ user_id: key.userId, name: key.name, prefix: key.prefix, key_hash: key.keyHash })
-      .returning(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'last_used_ip', 'revoked_at'])
+      .values({
+        user_id: key.userId,
+        name: key.name,
+        prefix: key.prefix,
+        key_hash: key.keyHash,
+        scopes: settings.scopes,
+        allowed_cidrs: settings.allowedCidrs,
+        expires_at: settings.expiresAt,
+      })
+      .returning('id')
       .executeTakeFirstOrThrow();
+    await this.setKeyLimits(db, row.id, settings.limits);
+    return row.id;
   }
 
-  listApiKeys(db: Queryable, userId: number): Promise<ApiKeyRow[]> {
-    return db
-      .selectFrom('api_keys')
-      .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'last_used_ip', 'revoked_at'])
+  /** Changes a live key's settings; the hash of the key, or null when it is not a live key of this user. */
+  async updateApiKey(
+    db: Queryable,
+    userId: number,
+    keyId: number,
+    change: { name?: string | undefined; settings: KeySettings },
+  ): Promise<string | null> {
+    const { settings } = change;
+    const row = await db
+      .updateTable('api_keys')
+      .set({
+        ...(change.name === undefined ? {} : { name: change.name }),
+        scopes: settings.scopes,
+        allowed_cidrs: settings.allowedCidrs,
+        expires_at: settings.expiresAt,
+      })
+      .where('id', '=', keyId)
       .where('user_id', '=', userId)
       .where('revoked_at', 'is', null)
-      .orderBy('id', 'desc')
+      .returning('key_hash')
+      .executeTakeFirst();
+    if (!row) return null;
+    await this.setKeyLimits(db, keyId, settings.limits);
+    return row.key_hash;
+  }
+
+  /** Writes a key's limits (none: its row goes, and with it the order pipeline's lock of the key). */
+  private async setKeyLimits(db: Queryable, keyId: number, limits: KeyLimits | null): Promise<void> {
+    if (!limits) {
+      await db.deleteFrom('api_key_limits').where('key_id', '=', keyId).execute();
+      return;
+    }
+    const values = {
+      max_order_cents: limits.maxOrderCents,
+      max_open_orders: limits.maxOpenOrders,
+      max_position_shares: limits.maxPositionShares,
+      max_daily_loss_cents: limits.maxDailyLossCents,
+    };
+    await db
+      .insertInto('api_key_limits')
+      .values({ key_id: keyId, ...values })
+      .onConflict((oc) => oc.column('key_id').doUpdateSet({ ...values, updated_at: new Date() }))
       .execute();
+  }
+
+  /** A user's keys that still work (not revoked, not expired), newest first; one of them with `keyId`. */
+  async listApiKeys(db: Queryable, userId: number, keyId?: number): Promise<ApiKeyRow[]> {
+    let query = db
+      .selectFrom('api_keys as k')
+      .leftJoin('api_key_limits as l', 'l.key_id', 'k.id')
+      .select(KEY_COLUMNS)
+      .where('k.user_id', '=', userId)
+      .where('k.revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', new Date())]));
+    if (keyId !== undefined) query = query.where('k.id', '=', keyId);
+    const rows = await query.orderBy('k.id', 'desc').execute();
+    return rows.map(
+      ({ max_order_cents, max_open_orders, max_position_shares, max_daily_loss_cents, limited, ...row }) => ({
+        ...row,
+        limits:
+          limited === null
+            ? null
+            : {
+                maxOrderCents: numberOrNull(max_order_cents),
+                maxOpenOrders: numberOrNull(max_open_orders),
+                maxPositionShares: numberOrNull(max_position_shares),
+                maxDailyLossCents: numberOrNull(max_daily_loss_cents),
+              },
+      }),
+    );
   }
 
   async countActiveApiKeys(db: Queryable, userId: number): Promise<number> {
@@ -189,6 +282,7 @@ export class AccountsRepository {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('user_id', '=', userId)
       .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date())]))
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -221,6 +315,7 @@ export class AccountsRepository {
           'u.id as userId',
           'u.role',
           'u.suspended_at',
+          'u.email_verified_at',
           'c.expires_at',
           'c.last_used_at',
         ])
@@ -235,11 +330,25 @@ export class AccountsRepository {
     const row = await db
       .selectFrom('api_keys as c')
       .innerJoin('users as u', 'u.id', 'c.user_id')
-      .select(['c.id as credentialId', 'u.id as userId', 'u.role', 'u.suspended_at', 'c.last_used_at'])
+      .select([
+        'c.id as credentialId',
+        'u.id as userId',
+        'u.role',
+        'u.suspended_at',
+        'u.email_verified_at',
+        'c.last_used_at',
+        'c.expires_at',
+      ])
       .where('c.key_hash', '=', tokenHash)
       .where('c.revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('c.expires_at', 'is', null), eb('c.expires_at', '>', new Date())]))
       .executeTakeFirst();
-    return row ? { user: authUserOf(row, kind), expiresAt: null, lastUsedAt: row.last_used_at } : null;
+    if (!row) return null;
+    const [key] = await this.listApiKeys(db, row.userId, row.credentialId);
+    if (!key) return null;
+    const user = authUserOf(row, kind);
+    user.credential.permissions = permissionsOf(key);
+    return { user, expiresAt: row.expires_at, lastUsedAt: row.last_used_at };
   }
 
   /** Records a credential's use unless it was recorded within `intervalMs` (perhaps by another instance). */
@@ -264,54 +373,31 @@ export class AccountsRepository {
   async announceCredentialChange(db: Queryable, change: CredentialChange): Promise<void> {
     await sql`SELECT pg_notify(${CREDENTIALS_CHANNEL}, ${JSON.stringify(change)})`.execute(db);
   }
-
-  /** Counts a failed login for a throttle key inside a fixed window; returns failures in the window. */
-  async recordLoginFailure(db: Queryable, key: string, windowMinutes: number): Promise<number> {
-    const row = await sql<{ failures: number }>`
-      INSERT INTO login_throttle (key, failures, window_started_at) VALUES (${key}, 1, now())
-      ON CONFLICT (key) DO UPDATE SET
-        failures = CASE WHEN login_throttle.window_started_at < now() - make_interval(mins => ${windowMinutes})
-                        THEN 1 ELSE login_throttle.failures + 1 END,
-        window_started_at = CASE WHEN login_throttle.window_started_at < now() - make_interval(mins => ${windowMinutes})
-                        THEN now() ELSE login_throttle.window_started_at END
-      RETURNING failures`.execute(db);
-    return row.rows[0]?.failures ?? 1;
-  }
-
-  /** Seconds until the throttle on any of these keys lifts, or 0 when none is over the limit. */
-  async loginBlockedFor(
-    db: Queryable,
-    keys: string[],
-    maxFailures: number,
-    windowMinutes: number,
-  ): Promise<number> {
-    const row = await db
-      .selectFrom('login_throttle')
-      .select(
-        sql<number>`coalesce(max(ceil(extract(epoch from (window_started_at + make_interval(mins => ${windowMinutes}) - now())))), 0)::int`.as(
-          'seconds',
-        ),
-      )
-      .where('key', 'in', keys)
-      .where('failures', '>=', maxFailures)
-      .where(sql<boolean>`window_started_at > now() - make_interval(mins => ${windowMinutes})`)
-      .executeTakeFirst();
-    return Math.max(0, row?.seconds ?? 0);
-  }
-
-  async clearLoginFailures(db: Queryable, key: string): Promise<void> {
-    await db.deleteFrom('login_throttle').where('key', '=', key).execute();
-  }
 }
 
 function authUserOf(
-  row: { credentialId: number; userId: number; role: AuthUser['role']; suspended_at: Date | null },
+  row: {
+    credentialId: number;
+    userId: number;
+    role: AuthUser['role'];
+    suspended_at: Date | null;
+    email_verified_at: Date | null;
+  },
   kind: AuthUser['credential']['kind'],
 ): AuthUser {
   return {
     userId: row.userId,
     role: row.role,
     suspended: row.suspended_at !== null,
+    emailVerified: row.email_verified_at !== null,
     credential: { kind, id: row.credentialId },
   };
+}
+
+function numberOrNull(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+function permissionsOf(key: ApiKeyRow): KeyPermissions {
+  return { scopes: key.scopes as Scope[], allowedCidrs: key.allowed_cidrs, limits: key.limits };
 }

@@ -32,6 +32,12 @@ export const User = Type.Object({
   firstName: Type.Union([Type.String(), Type.Null()]),
   lastName: Type.Union([Type.String(), Type.Null()]),
   role: Type.Union([Type.Literal('user'), Type.Literal('admin')]),
+  emailVerified: Type.Boolean({
+    description:
+      'Whether the address was proven by a link sent to it. While the service proves addresses (see ' +
+      '`addressesVerified` in /api/flags), an unproven account may not create API keys or webhooks, nor stake ' +
+      'credits against other traders (403 EMAIL_NOT_VERIFIED)',
+  }),
   referralCode: Type.String(),
   createdAt: Type.String({ format: 'date-time' }),
 });
@@ -64,6 +70,88 @@ export const LoginResult = Type.Composite([
   Type.Object({ streak: Type.Composite([StreakBody, Type.Object({ awardedCents: Type.Integer() })]) }),
 ]);
 
+const ScopeName = Type.Union(
+  [Type.Literal('read'), Type.Literal('trade'), Type.Literal('cancel'), Type.Literal('account')],
+  {
+    description:
+      '`read`: every read; `trade`: place and amend orders, convert, protections; `cancel`: cancel orders and ' +
+      "cancel all, the dead man's switch; `account`: keys, webhooks, sessions, the security log, settings",
+  },
+);
+
+const limit = (description: string, maximum = 1_000_000_000_000) =>
+  Type.Union([Type.Integer({ minimum: 0, maximum }), Type.Null()], { description });
+
+export const KeyLimitsBody = Type.Object(
+  {
+    maxOrderCents: Type.Optional(limit('The largest order: its limit price times its quantity, in cents')),
+    maxOpenOrders: Type.Optional(
+      limit('The most orders of the key resting at once, in every market', 1_000_000),
+    ),
+    maxPositionShares: Type.Optional(
+      limit(
+        'The most shares of one side of one option the account may hold through the key: its holding with ' +
+          "every share the key's resting purchases there could still buy",
+      ),
+    ),
+    maxDailyLossCents: Type.Optional(
+      limit(
+        "The most the key's trades of the day (UTC) could lose: purchases paid (fees included) less sales, " +
+          'resting purchases counted at what they hold',
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const KeyLimitsView = Type.Object({
+  maxOrderCents: Type.Union([Type.Integer(), Type.Null()]),
+  maxOpenOrders: Type.Union([Type.Integer(), Type.Null()]),
+  maxPositionShares: Type.Union([Type.Integer(), Type.Null()]),
+  maxDailyLossCents: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+const KeySettingsFields = {
+  scopes: Type.Optional(
+    Type.Array(ScopeName, {
+      minItems: 1,
+      maxItems: 4,
+      uniqueItems: true,
+      description: 'What the key may do; every scope when left out',
+    }),
+  ),
+  allowedCidrs: Type.Optional(
+    Type.Union([Type.Array(Type.String({ minLength: 2, maxLength: 50 }), { maxItems: 20 }), Type.Null()], {
+      description:
+        'Addresses or CIDRs the key may be used from (as the server sees the client: behind TRUST_PROXY, the ' +
+        'forwarded address); null or empty: anywhere. From elsewhere: 403 KEY_ADDRESS_NOT_ALLOWED',
+    }),
+  ),
+  expiresAt: Type.Optional(
+    Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the key stops working (401 after); null: never',
+    }),
+  ),
+  limits: Type.Optional(
+    Type.Union([KeyLimitsBody, Type.Null()], {
+      description: "Risk limits the order decision holds the key's orders to (409 when passed); null: none",
+    }),
+  ),
+};
+
+export const SecondFactorChallenge = Type.Object({
+  secondFactorRequired: Type.Literal(true),
+  challengeToken: Type.String({
+    description: 'Answer it with a factor at POST /api/auth/login/second-factor; valid 5 minutes, 5 tries',
+  }),
+  expiresAt: Type.String({ format: 'date-time' }),
+  factors: Type.Array(Type.Union([Type.Literal('totp'), Type.Literal('passkey')]), {
+    description:
+      'The factors the account has: `totp` (a code from the app, or a recovery code) and `passkey` (options at ' +
+      'POST /api/auth/passkey/options with this challenge token)',
+  }),
+});
+
 export const ApiKey = Type.Object({
   id: IdString,
   name: Type.String(),
@@ -76,6 +164,14 @@ export const ApiKey = Type.Object({
   lastUsedFrom: Type.Union([Type.String(), Type.Null()], {
     description: 'The address of that last recorded use',
   }),
+  scopes: Type.Array(ScopeName, {
+    description: 'What the key may do (keys made before scopes have them all)',
+  }),
+  allowedCidrs: Type.Union([Type.Array(Type.String()), Type.Null()], {
+    description: 'CIDRs the key may be used from; null: anywhere',
+  }),
+  expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  limits: Type.Union([KeyLimitsView, Type.Null()], { description: 'Its risk limits; null: none' }),
 });
 
 export const CreatedApiKey = Type.Composite([
@@ -84,8 +180,13 @@ export const CreatedApiKey = Type.Composite([
 ]);
 
 export const CreateApiKeyBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 60 }) },
+  { name: Type.String({ minLength: 1, maxLength: 60 }), ...KeySettingsFields },
   { additionalProperties: false },
+);
+
+export const UpdateApiKeyBody = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })), ...KeySettingsFields },
+  { additionalProperties: false, minProperties: 1 },
 );
 
 export const SignedInSession = Type.Object({
@@ -120,7 +221,57 @@ export function toUser(row: UserRow) {
     firstName: row.first_name,
     lastName: row.last_name,
     role: row.role,
+    emailVerified: row.email_verified_at !== null,
     referralCode: row.referral_code,
     createdAt: iso(row.created_at),
   };
 }
+
+const LinkToken = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description: 'The token of the mailed link (after `#token=` in its address)',
+});
+
+export const VerifyEmailBody = Type.Object({ token: LinkToken }, { additionalProperties: false });
+
+export const EmailVerified = Type.Object({ emailVerified: Type.Literal(true) });
+
+export const MailAccepted = Type.Object({
+  message: Type.String({ description: 'What happens next, in words' }),
+});
+
+export const ForgotPasswordBody = Type.Object({ email: Email }, { additionalProperties: false });
+
+export const ResetPasswordBody = Type.Object(
+  { token: LinkToken, password: Password },
+  { additionalProperties: false },
+);
+
+export const PasswordReset = Type.Object({
+  endedSessions: Type.Integer({ minimum: 0, description: 'How many sessions of the account were ended' }),
+});
+
+export const PasswordStrengthBody = Type.Object(
+  {
+    password: Type.String({ maxLength: 128 }),
+    email: Type.Optional(Type.String({ maxLength: 254 })),
+    username: Type.Optional(Type.String({ maxLength: 30 })),
+    firstName: Type.Optional(Type.String({ maxLength: 60 })),
+    lastName: Type.Optional(Type.String({ maxLength: 60 })),
+  },
+  { additionalProperties: false },
+);
+
+export const PasswordStrengthResult = Type.Object({
+  score: Type.Integer({
+    minimum: 0,
+    maximum: 4,
+    description: '0 (guessed at once) to 4 (very hard to guess)',
+  }),
+  acceptable: Type.Boolean({
+    description: 'Whether registration or a reset would take it (a score of 3 or more)',
+  }),
+  warning: Type.Union([Type.String(), Type.Null()], { description: 'What makes it easy to guess' }),
+  suggestions: Type.Array(Type.String(), { description: 'How to choose a better one' }),
+});

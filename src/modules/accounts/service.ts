@@ -1,37 +1,35 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { API_KEY_PREFIX, type AuthUser, hashSecret, newSecret, SESSION_PREFIX } from '../../platform/auth.js';
+import { type AuthUser, hashSecret, newSecret, SESSION_PREFIX } from '../../platform/auth.js';
 import type { Database } from '../../platform/db/database.js';
 import type { DB, UserRow } from '../../platform/db/schema.js';
-import { isDatabaseUnavailable, isUniqueViolation, type Tx } from '../../platform/db/types.js';
+import { isUniqueViolation, type Tx } from '../../platform/db/types.js';
 import {
   ConflictError,
   InvalidCredentialsError,
   NotFoundError,
-  RateLimitedError,
   ValidationError,
+  WeakPasswordError,
 } from '../../platform/errors.js';
+import { type PasswordStrength, passwordStrength } from '../../platform/password-strength.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../platform/passwords.js';
 import type { LedgerRepository } from '../ledger/repository.js';
-import {
-  CREDENTIALS_CHANNEL,
-  CredentialCache,
-  type CredentialChange,
-  type CredentialChanges,
-  KEY_USE_INTERVAL_MS,
-  type ResolvedCredential,
-} from './credentials.js';
+import { ApiKeysService } from './api-keys.js';
+import { CredentialAccess } from './credential-access.js';
+import type { CredentialChange, CredentialChanges } from './credentials.js';
+import type { LoginThrottle, SignInAddress } from './login-throttle.js';
 import type { AccountsRepository, CredentialOrigin, SessionRow } from './repository.js';
-import { awardStreak, currentStreak, localDay, nextStreakBonus, type StreakState } from './streak.js';
+import { awardStreak, localDay, type StreakView, streakStateOf, streakView } from './streak.js';
+
+export type { StreakView } from './streak.js';
+
+import { isReservedUsername } from './usernames.js';
 
 export interface AccountsSettings {
   startingBalanceCents: number;
-  adminEmail: string | null;
   sessionTtlHours: number;
   authCacheTtlMs: number;
   streakTimezone: string;
-  loginMaxFailures: number;
-  loginWindowMinutes: number;
 }
 
 export interface RegisterInput {
@@ -47,21 +45,31 @@ export interface RegisterInput {
 /** Something that happens in the registration transaction once the user exists (referral, challenge invite). */
 export type RegistrationHook = (trx: Tx, user: UserRow, input: RegisterInput) => Promise<void>;
 
-export const MAX_API_KEYS = 20;
+export { MAX_API_KEYS } from './api-keys.js';
 
 export class AccountsService implements CredentialChanges {
   private readonly registrationHooks: RegistrationHook[] = [];
   private inviteCheck: ((trx: Tx, code: string) => Promise<boolean>) | null = null;
-  private readonly credentials: CredentialCache;
-  private stopWatching: (() => Promise<void>) | null = null;
+  private loginChallenge: ((user: UserRow) => Promise<LoginChallenge | null>) | null = null;
+  /** Who a bearer token is, and every instance told of a credential's change (credential-access.ts). */
+  readonly access: CredentialAccess;
+  /** The user's API keys (api-keys.ts). */
+  readonly keys: ApiKeysService;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly accounts: AccountsRepository,
     private readonly ledger: LedgerRepository,
     private readonly settings: AccountsSettings,
+    private readonly throttle: LoginThrottle,
   ) {
-    this.credentials = new CredentialCache(settings.authCacheTtlMs);
+    this.access = new CredentialAccess(db, accounts, settings.authCacheTtlMs);
+    this.keys = new ApiKeysService(db, accounts, (work) => this.access.change(work));
+  }
+
+  /** Lets second factors turn a login into two steps: a challenge to answer, or null to sign in at once. */
+  setLoginChallenge(challenge: (user: UserRow) => Promise<LoginChallenge | null>): void {
+    this.loginChallenge = challenge;
   }
 
   onRegistered(hook: RegistrationHook): void {
@@ -73,12 +81,41 @@ export class AccountsService implements CredentialChanges {
     this.inviteCheck = check;
   }
 
+  /**
+   * Opens an account. The password must be hard to guess (400 WEAK_PASSWORD, judged with the account's own email
+   * and names), the username not one reserved for the house or a look-alike of one (409 USERNAME_RESERVED). The
+   * address registering becomes one the account is known to sign in from.
+   */
   async register(
     input: RegisterInput,
     origin: CredentialOrigin | null = null,
+    from: SignInAddress | null = null,
   ): Promise<{ user: UserRow; token: string; expiresAt: Date }> {
     const email = input.email.trim().toLowerCase();
+    requireStrongPassword('password', passwordStrength(input.password, ownDetails(email, input)));
+    if (input.username !== undefined && isReservedUsername(input.username)) {
+      throw new ConflictError('USERNAME_RESERVED', 'This username is reserved');
+    }
     const passwordHash = await hashPassword(input.password);
+    const registered = await this.openAccount(input, email, passwordHash, origin);
+    if (from) await this.throttle.remember(registered.user.id, from);
+    return registered;
+  }
+
+  /** How hard a password is to guess for this account (its own details count as guessed). */
+  passwordStrength(
+    password: string,
+    details: { email?: string; username?: string; firstName?: string; lastName?: string },
+  ) {
+    return passwordStrength(password, ownDetails(details.email ?? null, details));
+  }
+
+  private openAccount(
+    input: RegisterInput,
+    email: string,
+    passwordHash: string,
+    origin: CredentialOrigin | null,
+  ): Promise<{ user: UserRow; token: string; expiresAt: Date }> {
     return this.db.transaction().execute(async (trx) => {
       let referrer: UserRow | undefined;
       if (input.referralCode !== undefined) {
@@ -111,7 +148,7 @@ export class AccountsService implements CredentialChanges {
           password_hash: passwordHash,
           first_name: input.firstName ?? null,
           last_name: input.lastName ?? null,
-          role: email === this.settings.adminEmail ? 'admin' : 'user',
+          role: 'user',
           referral_code: newReferralCode(),
           referred_by: referrer?.id ?? null,
         });
@@ -138,25 +175,33 @@ export class AccountsService implements CredentialChanges {
     });
   }
 
+  /**
+   * Signs in, slowed down by the login throttle (see LoginThrottle): 429 while this attempt must wait, one generic
+   * 401 for an unknown email and a wrong password alike.
+   */
   async login(
     emailInput: string,
     password: string,
-    address: string,
+    from: SignInAddress,
     userAgent?: string,
-  ): Promise<{
-    user: UserRow;
-    token: string;
-    expiresAt: Date;
-    streak: StreakView & { awardedCents: number };
-  }> {
+  ): Promise<LoggedIn | { challenge: LoginChallenge }> {
     const email = emailInput.trim().toLowerCase();
-    const keys = [`email:${email}`, `ip:${address}`];
-    await this.refuseThrottled(keys);
     const user = await this.accounts.findUserByEmail(this.db, email);
-    const ok = await this.checkPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH, keys);
-    if (!user || !ok) throw new InvalidCredentialsError();
-    await this.accounts.clearLoginFailures(this.db, `email:${email}`);
+    await this.throttle.check(email, user?.id ?? null, from);
+    const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !ok) {
+      await this.throttle.failed(email, from);
+      throw new InvalidCredentialsError();
+    }
+    await this.throttle.succeeded(user.id, email, from);
+    // An account with a second factor signs in in two steps (second-factors.ts).
+    const challenge = this.loginChallenge ? await this.loginChallenge(user) : null;
+    if (challenge) return { challenge };
+    return this.completeLogin(user, { address: from.ip, userAgent });
+  }
 
+  /** The session of a login whose proofs are all given, and the daily streak it collects. */
+  async completeLogin(user: UserRow, origin: CredentialOrigin): Promise<LoggedIn> {
     return this.db.transaction().execute(async (trx) => {
       const locked = (await this.accounts.lockUser(trx, user.id)) ?? user;
       const today = localDay(new Date(), this.settings.streakTimezone);
@@ -175,11 +220,11 @@ export class AccountsService implements CredentialChanges {
           });
         }
       }
-      const session = await this.openSession(trx, user.id, { address, userAgent });
+      const session = await this.openSession(trx, user.id, origin);
       return {
         user: locked,
         ...session,
-        streak: { ...this.viewStreak(award.state, today), awardedCents: award.bonusCents },
+        streak: { ...streakView(award.state, today), awardedCents: award.bonusCents },
       };
     });
   }
@@ -187,7 +232,7 @@ export class AccountsService implements CredentialChanges {
   async logout(auth: AuthUser): Promise<void> {
     if (auth.credential.kind !== 'session') return;
     const sessionId = auth.credential.id;
-    await this.changeCredentials(async (trx) => {
+    await this.access.change(async (trx) => {
       const tokenHash = await this.accounts.revokeSession(trx, sessionId);
       return tokenHash === null ? null : { tokenHash };
     });
@@ -198,11 +243,11 @@ export class AccountsService implements CredentialChanges {
    * it cannot be guessed through a stolen session), and ends every other session of the account: the one making
    * the change stays signed in; a change made with an API key ends every session.
    */
-  async changePassword(auth: AuthUser, current: string, next: string, address: string): Promise<number> {
+  async changePassword(auth: AuthUser, current: string, next: string, from: SignInAddress): Promise<number> {
     const user = await this.getUser(auth.userId);
-    const key = `email:${user.email}`;
-    await this.refuseThrottled([key, `ip:${address}`]);
-    if (!(await this.checkPassword(current, user.password_hash, [key]))) {
+    await this.throttle.check(user.email, user.id, from);
+    if (!(await verifyPassword(current, user.password_hash))) {
+      await this.throttle.failed(user.email, from);
       throw new ValidationError('The current password is not correct', [
         fieldProblem('currentPassword', 'is not correct'),
       ]);
@@ -212,10 +257,11 @@ export class AccountsService implements CredentialChanges {
         fieldProblem('newPassword', 'is the same as the current one'),
       ]);
     }
+    this.requireStrongPassword(next, user, 'newPassword');
     const passwordHash = await hashPassword(next);
     const keep = auth.credential.kind === 'session' ? auth.credential.id : null;
     let ended = 0;
-    await this.changeCredentials(async (trx) => {
+    await this.access.change(async (trx) => {
       await this.accounts.setPasswordHash(trx, auth.userId, passwordHash);
       ended = await this.accounts.revokeOtherSessions(trx, auth.userId, keep);
       return { userId: auth.userId };
@@ -232,27 +278,17 @@ export class AccountsService implements CredentialChanges {
 
   /** Ends one of the account's sessions (the current one included: that is a log-out). */
   async revokeSession(userId: number, sessionId: number): Promise<void> {
-    const change = await this.changeCredentials(async (trx) => {
+    const change = await this.access.change(async (trx) => {
       const tokenHash = await this.accounts.revokeSessionOf(trx, userId, sessionId);
       return tokenHash === null ? null : { tokenHash };
     });
     if (!change) throw new NotFoundError('Session');
   }
 
-  /** Refuses with 429 while any of these keys (`email:…`, `ip:…`) has had too many failed password checks. */
-  private async refuseThrottled(keys: string[]): Promise<void> {
-    const { loginMaxFailures: max, loginWindowMinutes: window } = this.settings;
-    const blockedFor = await this.accounts.loginBlockedFor(this.db, keys, max, window);
-    if (blockedFor > 0) throw new RateLimitedError(blockedFor);
-  }
-
-  /** Checks a password against a stored hash; a wrong one counts as a failure against each of `failureKeys`. */
-  private async checkPassword(password: string, hash: string, failureKeys: string[]): Promise<boolean> {
-    if (await verifyPassword(password, hash)) return true;
-    for (const key of failureKeys) {
-      await this.accounts.recordLoginFailure(this.db, key, this.settings.loginWindowMinutes);
-    }
-    return false;
+  /** Refuses with 400 WEAK_PASSWORD a new password that is easy to guess for this account. */
+  requireStrongPassword(password: string, user: UserRow, field = 'password'): void {
+    const details = { username: user.username, firstName: user.first_name, lastName: user.last_name };
+    requireStrongPassword(field, passwordStrength(password, ownDetails(user.email, details)));
   }
 
   async getUser(userId: number): Promise<UserRow> {
@@ -267,140 +303,27 @@ export class AccountsService implements CredentialChanges {
 
   async streak(userId: number): Promise<StreakView> {
     const user = await this.getUser(userId);
-    return this.viewStreak(streakStateOf(user), localDay(new Date(), this.settings.streakTimezone));
+    return streakView(streakStateOf(user), localDay(new Date(), this.settings.streakTimezone));
   }
 
-  private viewStreak(state: StreakState, today: string): StreakView {
-    const next = nextStreakBonus(state, today);
-    return {
-      current: currentStreak(state, today),
-      longest: state.longest,
-      lastDay: state.lastDay,
-      awardedToday: state.lastDay === today,
-      nextBonus: {
-        day: next.day,
-        bonusCents: next.bonusCents,
-        availableOn: state.lastDay === today ? 'tomorrow' : 'today',
-      },
-    };
-  }
-
-  async createApiKey(userId: number, name: string) {
-    if ((await this.accounts.countActiveApiKeys(this.db, userId)) >= MAX_API_KEYS) {
-      throw new ConflictError('TOO_MANY_API_KEYS', `At most ${MAX_API_KEYS} active API keys per account`);
-    }
-    const key = newSecret(API_KEY_PREFIX);
-    const row = await this.accounts.insertApiKey(this.db, {
-      userId,
-      name,
-      prefix: key.slice(0, API_KEY_PREFIX.length + 6),
-      keyHash: hashSecret(key),
-    });
-    return { row, key };
-  }
-
-  listApiKeys(userId: number) {
-    return this.accounts.listApiKeys(this.db, userId);
-  }
-
-  async revokeApiKey(userId: number, keyId: number): Promise<void> {
-    const change = await this.changeCredentials(async (trx) => {
-      const tokenHash = await this.accounts.revokeApiKey(trx, userId, keyId);
-      return tokenHash === null ? null : { tokenHash };
-    });
-    if (!change) throw new NotFoundError('API key');
-  }
-
-  /**
-   * Resolves a bearer token for the auth plugin: from this instance's memory when it can (see CredentialCache),
-   * recording an API key's use at most once every KEY_USE_INTERVAL_MS rather than on every request.
-   */
-  async resolveCredential(token: string, address?: string): Promise<AuthUser | null> {
-    const kind = token.startsWith(API_KEY_PREFIX)
-      ? 'apiKey'
-      : token.startsWith(SESSION_PREFIX)
-        ? 'session'
-        : null;
-    if (!kind) return null;
-    const tokenHash = hashSecret(token);
-    const found = await this.credentials.resolve(tokenHash, () =>
-      this.accounts.findCredential(this.db, tokenHash, kind),
-    );
-    if (!found) return null;
-    await this.recordUse(found, address ?? null);
-    return found.user;
-  }
-
-  private async recordUse(found: ResolvedCredential, address: string | null): Promise<void> {
-    const now = Date.now();
-    if (found.lastUsedAt && now - found.lastUsedAt.getTime() < KEY_USE_INTERVAL_MS) return;
-    // Moved forward before the write, so concurrent requests with the same cached credential write once.
-    found.lastUsedAt = new Date(now);
-    // Bookkeeping: a database that takes no writes at the moment (read-only, full) must not fail a read. The use is
-    // recorded next time.
-    await this.accounts
-      .touchCredential(this.db, found.user.credential, KEY_USE_INTERVAL_MS, address)
-      .catch((error: unknown) => {
-        if (!isDatabaseUnavailable(error)) throw error;
-      });
-  }
-
-  /** Promotes `ADMIN_EMAIL` at start. */
-  async ensureAdmin(): Promise<void> {
-    if (this.settings.adminEmail) await this.promoteToAdmin(this.settings.adminEmail);
-  }
-
-  /** Gives an account the admin role; false when there is no such account or it is an admin already. */
-  async promoteToAdmin(email: string): Promise<boolean> {
-    const change = await this.changeCredentials(async (trx) => {
-      const userId = await this.accounts.promoteToAdmin(trx, email.trim().toLowerCase());
-      return userId === null ? null : { userId };
-    });
-    return change !== null;
+  resolveCredential(token: string, address?: string): Promise<AuthUser | null> {
+    return this.access.resolve(token, address);
   }
 
   announceCredentialChange(trx: Tx, change: CredentialChange): Promise<void> {
-    return this.accounts.announceCredentialChange(trx, change);
+    return this.access.announceCredentialChange(trx, change);
   }
 
   forgetCredentials(change: CredentialChange): void {
-    this.credentials.forget(change);
+    this.access.forgetCredentials(change);
   }
 
-  /**
-   * Makes a change and announces it in one transaction, then forgets this instance's copies before returning, so
-   * the caller's next request already sees it; other instances forget theirs when the announcement reaches them.
-   */
-  private async changeCredentials(
-    work: (trx: Tx) => Promise<CredentialChange | null>,
-  ): Promise<CredentialChange | null> {
-    const change = await this.db.transaction().execute(async (trx) => {
-      const made = await work(trx);
-      if (made) await this.announceCredentialChange(trx, made);
-      return made;
-    });
-    if (change) this.forgetCredentials(change);
-    return change;
+  watchCredentialChanges(database: Pick<Database, 'listen'>): Promise<void> {
+    return this.access.watch(database);
   }
 
-  /**
-   * Starts following announced credential changes; credentials are kept in memory only while this instance hears
-   * them, so a lost listening connection turns caching off (forgetting everything) until it is back.
-   */
-  async watchCredentialChanges(database: Pick<Database, 'listen'>): Promise<void> {
-    if (!this.credentials.enabled || this.stopWatching) return;
-    this.stopWatching = await database.listen(
-      CREDENTIALS_CHANNEL,
-      (payload) => this.credentials.forgetAnnounced(payload),
-      (listening) => this.credentials.setListening(listening),
-    );
-    this.credentials.setListening(true);
-  }
-
-  async stopWatchingCredentialChanges(): Promise<void> {
-    this.credentials.setListening(false);
-    await this.stopWatching?.();
-    this.stopWatching = null;
+  stopWatchingCredentialChanges(): Promise<void> {
+    return this.access.stopWatching();
   }
 
   private async openSession(
@@ -421,8 +344,8 @@ export class AccountsService implements CredentialChanges {
         .toLowerCase()
         .replace(/[^a-z0-9_]/g, '')
         .slice(0, 20) || 'trader';
-    const padded = base.length >= 3 ? base : `${base}_trader`;
-    if (!(await this.accounts.usernameTaken(trx, padded))) return padded;
+    const padded = isReservedUsername(base) ? 'trader' : base.length >= 3 ? base : `${base}_trader`;
+    if (padded !== 'trader' && !(await this.accounts.usernameTaken(trx, padded))) return padded;
     for (;;) {
       const candidate = `${padded}${randomBytes(2).readUInt16BE(0) % 10000}`;
       if (!(await this.accounts.usernameTaken(trx, candidate))) return candidate;
@@ -430,20 +353,35 @@ export class AccountsService implements CredentialChanges {
   }
 }
 
-export interface StreakView {
-  current: number;
-  longest: number;
-  lastDay: string | null;
-  awardedToday: boolean;
-  nextBonus: { day: number; bonusCents: number; availableOn: 'today' | 'tomorrow' };
+/** A signed-in login: the session and what the day's streak awarded. */
+export interface LoggedIn {
+  user: UserRow;
+  token: string;
+  expiresAt: Date;
+  streak: StreakView & { awardedCents: number };
 }
 
-function streakStateOf(user: UserRow): StreakState {
-  return {
-    current: user.streak_current,
-    longest: user.streak_longest,
-    lastDay: user.streak_last_day,
-  };
+/** What the second step of a login answers. */
+export interface LoginChallenge {
+  challengeToken: string;
+  expiresAt: Date;
+  factors: ('totp' | 'passkey')[];
+}
+
+/** The account's own details, which a password must not be made of. */
+function ownDetails(
+  email: string | null,
+  names: {
+    username?: string | null | undefined;
+    firstName?: string | null | undefined;
+    lastName?: string | null | undefined;
+  },
+): (string | null | undefined)[] {
+  return [email, names.username, names.firstName, names.lastName];
+}
+
+function requireStrongPassword(field: string, strength: PasswordStrength): void {
+  if (!strength.acceptable) throw new WeakPasswordError(`body.${field}`, strength);
 }
 
 function fieldProblem(field: string, message: string) {

@@ -1,3 +1,5 @@
+import type { UserRow } from '../../platform/db/schema.js';
+
 /**
  * The daily login streak. A day is a calendar day in the configured time zone; logging in on the day after
  * the last streak day extends the streak, a missed day starts it again at 1.
@@ -59,4 +61,38 @@ export function nextStreakBonus(state: StreakState, today: string): { day: numbe
   const live = currentStreak(state, today);
   const day = state.lastDay === today ? live + 1 : live + 1;
   return { day, bonusCents: streakBonusCents(day) };
+}
+
+/** A streak as the API shows it. */
+export interface StreakView {
+  current: number;
+  longest: number;
+  lastDay: string | null;
+  awardedToday: boolean;
+  nextBonus: { day: number; bonusCents: number; availableOn: 'today' | 'tomorrow' };
+}
+
+/** A user's streak as stored on their row. */
+export function streakStateOf(user: UserRow): StreakState {
+  return {
+    current: user.streak_current,
+    longest: user.streak_longest,
+    lastDay: user.streak_last_day,
+  };
+}
+
+/** What the account page shows of a streak on `today`. */
+export function streakView(state: StreakState, today: string): StreakView {
+  const next = nextStreakBonus(state, today);
+  return {
+    current: currentStreak(state, today),
+    longest: state.longest,
+    lastDay: state.lastDay,
+    awardedToday: state.lastDay === today,
+    nextBonus: {
+      day: next.day,
+      bonusCents: next.bonusCents,
+      availableOn: state.lastDay === today ? 'tomorrow' : 'today',
+    },
+  };
 }

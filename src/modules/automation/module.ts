@@ -51,6 +51,7 @@ export function createAutomation(deps: {
   deps.trading.onOrderCommitted((trx, changes) => protections.afterOrders(trx, changes));
   deps.trading.onOrderCommitted((trx, changes) => copyTrading.afterOrders(trx, changes));
   deps.trading.onOrdersEnded((trx, orders, reason) => events.ordersEnded(trx, orders, reason));
+  deps.trading.onConverted((trx, conversions) => events.conversionsMade(trx, conversions));
   deps.jobs.register(AUTOMATION_JOBS.mirror, () => copyTrading.mirrorDue());
   return { protections, copyTrading };
 }

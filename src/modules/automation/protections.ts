@@ -55,8 +55,8 @@ export class ProtectionsService {
       if (position.quantity === 0 || option.event_status !== 'open' || option.closes_at <= new Date()) {
         throw new PositionClosedError();
       }
-      const priceBps =
-        sidePrice(position.side, option.last_yes_price ?? (await this.prices.shownYesPrice(option.id))) * 100;
+      const yesPrice = option.last_yes_price ?? (await this.prices.shownYesPrice(option.id, trx));
+      const priceBps = sidePrice(position.side, yesPrice) * 100;
       const problems = [];
       const { stopLossProbBps: stopLoss, takeProfitProbBps: takeProfit } = input;
       if (typeof stopLoss === 'number' && stopLoss >= priceBps) {

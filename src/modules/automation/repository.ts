@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { OptionsTable, PositionsTable } from '../../platform/db/schema.js';
 import type { Queryable, Tx } from '../../platform/db/types.js';
+import { conversionYesPriceOf } from '../trading/reads-repository.js';
 
 export interface MarketNames {
   option_id: number;
@@ -103,6 +104,8 @@ export class AutomationRepository {
         'op.label as option_label',
         'op.last_yes_price',
         'op.resolution',
+        'op.yes_payout_cents',
+        conversionYesPriceOf('op').as('conversion_yes_price'),
       ])
       .where('p.id', '=', positionId)
       .executeTakeFirstOrThrow();

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { CreatedAt, Id, SideText, Timestamp, UpdatedAt } from '../../platform/db/schema.js';
+import type { CreatedAt, Id, SideText, Timestamp, UpdatedAt } from '../../platform/db/columns.js';
 
 export type SizingMode = 'fixed' | 'fraction';
 

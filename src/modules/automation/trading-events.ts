@@ -3,8 +3,8 @@ import type { Tx } from '../../platform/db/types.js';
 import type { NewNotification, ReservedIds } from '../notifications/repository.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { OrderRow, TradeRow } from '../trading/repository.js';
-import type { OrderCommitted, PlacedScope } from '../trading/types.js';
-import { toTradeView } from '../trading/views.js';
+import type { ConversionCommitted, OrderCommitted, PlacedScope } from '../trading/types.js';
+import { committedConversionView, toTradeView } from '../trading/views.js';
 import {
   type Subscription,
   type WebhookEvent,
@@ -12,7 +12,7 @@ import {
   type WebhookOutbox,
 } from '../webhooks/module.js';
 import type { AutomationRepository, MarketNames } from './repository.js';
-import { cancelText, expiryText, fillText } from './words.js';
+import { cancelText, conversionText, expiryText, fillText } from './words.js';
 
 /** The order as webhooks describe it (what its owner sees in GET /api/limit-orders, without the cash held). */
 export function orderSummary(order: OrderRow, market: MarketNames) {
@@ -176,6 +176,33 @@ export class TradingEvents {
       if (!market) continue;
       const type = kind === 'expired' ? 'order.expired' : 'order.cancelled';
       this.addEnded(notices, events, order, market, type, order.cancel_reason ?? kind);
+    }
+    await this.publish(trx, notices, events.list, { subscriptions });
+  }
+
+  /** A conversion is announced like a fill: a feed item in the trader's words and a `conversion.completed` event. */
+  async conversionsMade(trx: Tx, conversions: ConversionCommitted[]): Promise<void> {
+    if (conversions.length === 0) return;
+    const users = [...new Set(conversions.map((c) => c.userId))];
+    const subscriptions = await this.outbox.subscriptionsOf(trx, users);
+    const notices: NewNotification[] = [];
+    const events = new WebhookEvents(subscriptions);
+    for (const conversion of conversions) {
+      const view = committedConversionView(conversion);
+      notices.push({
+        userId: conversion.userId,
+        type: 'conversion.completed',
+        ...conversionText(conversion),
+        data: {
+          conversionId: view.id,
+          eventId: view.eventId,
+          eventSlug: view.eventSlug,
+          type: view.type,
+          quantity: view.quantity,
+          cashCents: view.cashCents,
+        },
+      });
+      events.add(conversion.userId, 'conversion.completed', () => view);
     }
     await this.publish(trx, notices, events.list, { subscriptions });
   }

@@ -1,4 +1,5 @@
 import type { OrderRow } from '../trading/repository.js';
+import type { ConversionCommitted } from '../trading/types.js';
 import type { MarketNames } from './repository.js';
 
 /** Trading events in the trader's words, for the notification feed. */
@@ -85,4 +86,34 @@ export function expiryText(order: OrderRow, market: MarketNames): { title: strin
     title: 'Order expired',
     body: `Your order to ${orderPhrase(order, market)} expired with ${remaining} unfilled${partly}.`,
   };
+}
+
+function credits(cents: number): string {
+  return `${(Math.abs(cents) / 100).toFixed(2)} credits`;
+}
+
+/** "Split: 10 complete sets of Who wins the cup for 10.00 credits"; "Converted 5 NO of India into …" */
+export function conversionText(conversion: ConversionCommitted): { title: string; body: string } {
+  const { quantity, cashCents, names } = conversion;
+  const label = (optionId: number) => names.labels.get(optionId) ?? String(optionId);
+  switch (conversion.kind) {
+    case 'split':
+      return {
+        title: 'Shares split',
+        body: `You bought ${quantity} complete sets of ${names.eventTitle} (a YES of every option) for ${credits(cashCents)}.`,
+      };
+    case 'merge':
+      return {
+        title: 'Shares merged',
+        body: `You turned ${quantity} complete sets of ${names.eventTitle} back into ${credits(cashCents)}.`,
+      };
+    default: {
+      const given = conversion.optionIds.map(label).join(', ');
+      const paid = cashCents === 0 ? '' : ` and ${cashCents > 0 ? 'received' : 'paid'} ${credits(cashCents)}`;
+      return {
+        title: 'Shares converted',
+        body: `You converted ${quantity} NO of ${given} in ${names.eventTitle} into YES of every other option${paid}.`,
+      };
+    }
+  }
 }

@@ -8,7 +8,10 @@ import type { LedgerRepository } from '../ledger/repository.js';
 import type { NewNotification } from '../notifications/repository.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { People } from '../social/people.js';
-import type { PerformanceRepository } from '../social/repository.js';
+import type { PerformanceRepository } from '../social/performance-repository.js';
+import { credits, settledNotices } from './challenge-notices.js';
+import { type ChallengeView, toChallengeView } from './challenge-view.js';
+import type { ChallengeRow, ChallengesRepository } from './challenges-repository.js';
 import {
   ChallengeForSomeoneElseError,
   ChallengeNotOpenError,
@@ -16,11 +19,10 @@ import {
   OwnChallengeError,
   StakeUnaffordableError,
 } from './errors.js';
-import type { ChallengeRow, ChallengesRepository } from './repository.js';
 import { challengeOutcome } from './scoring.js';
 import type { ChallengeStatus } from './tables.js';
 
-/** Limits of a challenge, documented in the API and the README. */
+/** Limits of a challenge, documented in the API and in docs/features.md. */
 export const CHALLENGE_LIMITS = {
   maxStakeCents: 100_000,
   defaultExpiresInHours: 48,
@@ -253,40 +255,7 @@ export class ChallengesService {
         : [{ userId: winnerId, amount: pot }],
     );
     await this.challenges.markSettled(trx, challenge.id, { creatorPnlCents, opponentPnlCents, winnerId });
-    const sides = [
-      { userId: challenge.creator_id, mine: creatorPnlCents, theirs: opponentPnlCents },
-      { userId: opponentId, mine: opponentPnlCents, theirs: creatorPnlCents },
-    ];
-    const notices = sides.map((side) => {
-      const result = winnerId === null ? 'draw' : winnerId === side.userId ? 'won' : 'lost';
-      const money =
-        pot === 0
-          ? ''
-          : result === 'won'
-            ? `; you take the pot of ${credits(pot)}`
-            : result === 'draw'
-              ? '; your stake is back'
-              : '';
-      return {
-        userId: side.userId,
-        type: 'challenge.settled',
-        title:
-          result === 'won'
-            ? 'You won a challenge'
-            : result === 'lost'
-              ? 'You lost a challenge'
-              : 'Challenge drawn',
-        body: `Your profit ${credits(side.mine)} against ${credits(side.theirs)}${money}`,
-        data: {
-          code: challenge.code,
-          challengeId: String(challenge.id),
-          result,
-          myPnlCents: side.mine,
-          opponentPnlCents: side.theirs,
-          payoutCents: result === 'won' ? pot : result === 'draw' ? challenge.stake_cents : 0,
-        },
-      };
-    });
+    const notices = settledNotices(challenge, { creatorPnlCents, opponentPnlCents }, winnerId);
     for (const notice of notices) await this.notifyIfWanted(trx, notice);
   }
 
@@ -297,7 +266,7 @@ export class ChallengesService {
 
   private async holdStake(trx: Tx, userId: number, challengeId: number, stakeCents: number): Promise<void> {
     if (stakeCents === 0) return;
-    const available = await this.ledger.balanceOf(trx, { kind: 'cash', userId });
+    const available = await this.ledger.spendableCash(trx, userId);
     if (available < stakeCents) throw new StakeUnaffordableError(stakeCents, available);
     await this.ledger.post(trx, {
       kind: 'challenge_stake',
@@ -357,61 +326,4 @@ function whyNotAcceptable(challenge: ChallengeRow): string | null {
 
 function normaliseCode(code: string): string {
   return code.trim().toUpperCase();
-}
-
-function credits(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
-}
-
-export interface ChallengeView {
-  id: string;
-  code: string;
-  status: ChallengeStatus;
-  event: { slug: string; title: string } | null;
-  startsAt: string | null;
-  endsAt: string | null;
-  stakeCents: number;
-  creator: { id: string; username: string };
-  opponent: { id: string; username: string } | null;
-  expiresAt: string;
-  acceptedAt: string | null;
-  settledAt: string | null;
-  result: {
-    creatorPnlCents: number;
-    opponentPnlCents: number;
-    winner: { id: string; username: string } | null;
-  } | null;
-  createdAt: string;
-}
-
-function toChallengeView(row: ChallengeRow): ChallengeView {
-  const creator = { id: String(row.creator_id), username: row.creator_username };
-  const opponent =
-    row.opponent_id !== null ? { id: String(row.opponent_id), username: row.opponent_username ?? '' } : null;
-  return {
-    id: String(row.id),
-    code: row.code,
-    status: row.status,
-    event: row.event_slug !== null ? { slug: row.event_slug, title: row.event_title ?? '' } : null,
-    startsAt: row.starts_at ? row.starts_at.toISOString() : null,
-    endsAt: row.ends_at ? row.ends_at.toISOString() : null,
-    stakeCents: Number(row.stake_cents),
-    creator,
-    opponent,
-    expiresAt: row.expires_at.toISOString(),
-    acceptedAt: row.accepted_at ? row.accepted_at.toISOString() : null,
-    settledAt: row.settled_at ? row.settled_at.toISOString() : null,
-    result:
-      row.status === 'settled'
-        ? {
-            creatorPnlCents: Number(row.creator_pnl_cents ?? 0),
-            opponentPnlCents: Number(row.opponent_pnl_cents ?? 0),
-            winner:
-              row.winner_id === null ? null : row.winner_id === row.creator_id ? creator : (opponent ?? null),
-          }
-        : null,
-    createdAt: row.created_at.toISOString(),
-  };
 }

@@ -6,8 +6,9 @@ import type { LedgerRepository } from '../ledger/repository.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { SocialModule } from '../social/module.js';
 import { ChallengesService } from './challenges.js';
-import { ChallengesRepository, TournamentsRepository } from './repository.js';
+import { ChallengesRepository } from './challenges-repository.js';
 import { TournamentsService } from './tournaments.js';
+import { TournamentsRepository } from './tournaments-repository.js';
 
 export { competitionsRoutes } from './routes.js';
 

@@ -58,14 +58,15 @@ export const competitionsRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/api/challenges',
     {
-      onRequest: app.authenticate,
+      onRequest: app.authenticateVerified,
       schema: {
         tags,
         security,
         summary: 'Create a head-to-head challenge and get its invite code',
         description:
           `${CHALLENGE_RULES} Errors: neither or both of eventSlug and a window, or a bad window: 400; ` +
-          'unknown market or opponent: 404; market not open: 409 EVENT_NOT_OPEN; stake above your cash: 402.',
+          'unknown market or opponent: 404; market not open: 409 EVENT_NOT_OPEN; stake above your cash: 402; ' +
+          'address not proven yet (while the service proves addresses): 403 EMAIL_NOT_VERIFIED.',
         body: CreateChallengeBody,
         response: { 201: Challenge, ...errors(400, 401, 402, 403, 404, 409) },
       },
@@ -92,7 +93,7 @@ export const competitionsRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/api/challenges/:code/accept',
     {
-      onRequest: app.authenticate,
+      onRequest: app.authenticateVerified,
       schema: {
         tags,
         security,
@@ -101,7 +102,8 @@ export const competitionsRoutes: FastifyPluginAsyncTypebox<{
           'Holds your stake and starts the challenge; the creator is notified. Already accepted, settled, ' +
           'expired, or its market no longer open: 409 CHALLENGE_NOT_OPEN; your own challenge: 409 ' +
           'CANNOT_ACCEPT_OWN_CHALLENGE; sent to someone else: 403; stake above your cash: 402; unknown code: 404. ' +
-          'A new account can also accept by registering with `inviteCode`.',
+          'Address not proven yet (while the service proves addresses): 403 EMAIL_NOT_VERIFIED. A new account can ' +
+          'also accept by registering with `inviteCode` (the invitation reached it: no proof is asked).',
         params: CodeParams,
         response: { 200: Challenge, ...errors(400, 401, 402, 403, 404, 409) },
       },

@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor, type PageOf } from '../../platform/http.js'
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { People } from '../social/people.js';
-import type { PerformanceRepository } from '../social/repository.js';
+import type { PerformanceRepository } from '../social/performance-repository.js';
 import { plainText } from '../social/text.js';
 import {
   AlreadyJoinedError,
@@ -15,8 +15,8 @@ import {
   TournamentSlugTakenError,
   TournamentStartedError,
 } from './errors.js';
-import type { TournamentRow, TournamentsRepository } from './repository.js';
 import { prizeFor, rankEntrants, type Standing } from './scoring.js';
+import type { TournamentRow, TournamentsRepository } from './tournaments-repository.js';
 
 /** How many standings a tournament's page shows. */
 export const LEADERBOARD_SIZE = 100;

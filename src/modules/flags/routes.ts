@@ -17,7 +17,9 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<{ flags: FlagsService }> = a
         description:
           'Every flag by key with its effective value, for client-side checks: `deposits`, `withdrawals`, ' +
           '`cricketLive` (also false while no cricket provider is configured), `copyTrading`, `newsSummary` ' +
-          '(also false while no AI provider is configured). A change by an operator reaches every instance ' +
+          '(also false while no AI provider is configured), and `addressesVerified`, which no operator switches: ' +
+          'whether the service proves addresses by mail (false without `SMTP_URL`: an address is then only what ' +
+          'its user typed). A change by an operator reaches every instance ' +
           'within `FLAGS_REFRESH_MS` (2 s by default).',
         response: { 200: FlagMap, ...errors(429) },
       },

@@ -14,6 +14,11 @@ export interface FlagsOptions {
   /** How long a loaded set of flags is trusted before the next read goes back to the database. */
   refreshMs: number;
   prerequisites: Record<string, FlagPrerequisite>;
+  /**
+   * What the deployment is rather than what operators switch, published beside the flags (`addressesVerified`:
+   * whether addresses are proven by mail).
+   */
+  facts?: Record<string, boolean>;
 }
 
 export interface FlagView {
@@ -56,7 +61,7 @@ export class FlagsService {
   }
 
   async publicMap(): Promise<Record<string, boolean>> {
-    const map: Record<string, boolean> = {};
+    const map: Record<string, boolean> = { ...this.options.facts };
     for (const row of (await this.rows()).values()) map[row.key] = this.effective(row);
     return map;
   }

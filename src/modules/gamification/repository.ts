@@ -35,30 +35,19 @@ export class GamificationRepository {
       qualified_referrals: number;
     }>`
       SELECT u.id AS user_id,
-        t.trades, t.volume_cents, p.realized_profit_cents, u.streak_longest AS longest_streak,
-        s.streak_days, c.correct_predictions, r.qualified_referrals
+        coalesce(k.trades, 0) AS trades, coalesce(k.volume_cents, 0) AS volume_cents,
+        coalesce(k.realized_pnl_cents, 0) AS realized_profit_cents, u.streak_longest AS longest_streak,
+        s.streak_days, coalesce(k.winning_predictions, 0) AS correct_predictions, r.qualified_referrals
       FROM users u
-      CROSS JOIN LATERAL (
-        SELECT count(*)::bigint AS trades, coalesce(sum(quantity * price_cents), 0)::bigint AS volume_cents
-        FROM trades WHERE user_id = u.id
-      ) t
-      CROSS JOIN LATERAL (
-        SELECT coalesce(sum(realized_pnl_cents), 0)::bigint AS realized_profit_cents
-        FROM positions WHERE user_id = u.id
-      ) p
+      LEFT JOIN trader_totals k ON k.user_id = u.id
       CROSS JOIN LATERAL (
         SELECT count(*)::bigint AS streak_days
         FROM journal_entries WHERE user_id = u.id AND kind = 'streak_bonus'
       ) s
       CROSS JOIN LATERAL (
-        SELECT count(*)::bigint AS correct_predictions
-        FROM position_settlements
-        WHERE user_id = u.id AND outcome = side AND quantity > 0
-      ) c
-      CROSS JOIN LATERAL (
         SELECT count(*)::bigint AS qualified_referrals
-        FROM users referred
-        WHERE referred.referred_by = u.id AND EXISTS (SELECT 1 FROM trades WHERE user_id = referred.id)
+        FROM users referred JOIN trader_totals rt ON rt.user_id = referred.id
+        WHERE referred.referred_by = u.id AND rt.trades > 0
       ) r
       WHERE u.id IN (${sql.join(userIds)})`.execute(db);
     const placings = await this.tournamentPlacings(db, userIds);

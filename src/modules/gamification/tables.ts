@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { CreatedAt, Id, UpdatedAt } from '../../platform/db/schema.js';
+import type { CreatedAt, Id, UpdatedAt } from '../../platform/db/columns.js';
 
 export interface UserBadgesTable {
   user_id: number;

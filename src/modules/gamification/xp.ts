@@ -2,7 +2,7 @@ import type { ActivityStats } from './badges.js';
 
 /**
  * Experience points, computed from the user's activity every time they are read, so they can never drift
- * from the trades, streak days and badges they stand for. The README documents these tables.
+ * from the trades, streak days and badges they stand for. docs/features.md documents these tables.
  */
 export const XP_RULES = {
   perTrade: 10,

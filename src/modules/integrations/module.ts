@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../../platform/config.js';
 import type { DB } from '../../platform/db/schema.js';
 import type { FlagsService } from '../flags/service.js';
+import { UrlGuard } from '../webhooks/url-guard.js';
 import { CricketRepository } from './cricket/repository.js';
 import { cricketRoutes } from './cricket/routes.js';
 import { CricketService } from './cricket/service.js';
@@ -54,7 +55,7 @@ export function createIntegrations(deps: {
       db,
       new NewsRepository(),
       events,
-      { search, feeds: new HttpFeedClient(http), summarizer },
+      { search, feeds: new HttpFeedClient(http, new UrlGuard(config.webhookAllowPrivate)), summarizer },
       flags,
       { cacheSeconds: config.newsCacheSeconds },
       log,

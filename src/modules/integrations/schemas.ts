@@ -9,7 +9,10 @@ export const HttpUrl = Type.String({
 });
 
 export const ProviderReport = Type.Object({
-  name: Type.String({ description: '`newsApi`, `feed:<url>`, `aiSummary`, or `cricket`' }),
+  name: Type.String({
+    description:
+      '`newsApi`, `feed:<n>` (the n-th feed of the event; feed URLs are for operators only), `aiSummary`, or `cricket`',
+  }),
   status: Type.Union(
     [
       Type.Literal('ok'),

@@ -1,5 +1,5 @@
 import type { ColumnType } from 'kysely';
-import type { CreatedAt, Id } from '../../platform/db/schema.js';
+import type { CreatedAt, Id } from '../../platform/db/columns.js';
 
 type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { chancesOfOffsets, makerResults } from '../../exchange/house.js';
 import { openingLossBoundCents } from '../../exchange/lmsr.js';
 import { PAYOUT_CENTS } from '../../exchange/money.js';
-import { payoutPerShare } from '../../exchange/positions.js';
+import { payoutPerShare, yesPayoutOf } from '../../exchange/positions.js';
 import type { Queryable } from '../../platform/db/types.js';
 
 export interface InvariantResult {
@@ -22,10 +22,53 @@ export class AuditRepository {
       await this.noNegativeUserBalances(db),
       await this.sharesMatchEscrow(db),
       await this.reservedMatchesOpenOrders(db),
+      await this.transitMatchesHoldsAndReturns(db),
       await this.conversionPoolsHoldCompleteSets(db),
       await this.houseLossBounded(db),
       await this.referencesPointAtRows(db),
+      await this.traderTotalsMatchRows(db),
     ];
+  }
+
+  /**
+   * The totals the database keeps per trader (trader_totals, by triggers on every statement that writes trades,
+   * positions and settlements) equal the sums over those rows, which the leaderboard, profiles and badges read.
+   */
+  private async traderTotalsMatchRows(db: Queryable): Promise<InvariantResult> {
+    const rows = await sql<{ user_id: number; kept: string; summed: string }>`
+      WITH summed AS (
+        SELECT user_id, sum(trades) AS trades, sum(volume) AS volume, sum(pnl) AS pnl, sum(results) AS results,
+          sum(wins) AS wins
+        FROM (
+          SELECT user_id, count(*) AS trades, sum(quantity * price_cents) AS volume, 0 AS pnl, 0 AS results, 0 AS wins
+          FROM trades GROUP BY user_id
+          UNION ALL
+          SELECT user_id, 0, 0, sum(realized_pnl_cents), count(*) FILTER (WHERE realized_pnl_cents <> 0), 0
+          FROM positions GROUP BY user_id
+          UNION ALL
+          SELECT user_id, 0, 0, 0, 0, count(*) FROM position_settlements
+          WHERE outcome = side AND quantity > 0 GROUP BY user_id
+        ) parts GROUP BY user_id
+      )
+      SELECT coalesce(k.user_id, s.user_id) AS user_id,
+        concat_ws('/', k.trades, k.volume_cents, k.realized_pnl_cents, k.positions_with_result,
+          k.winning_predictions) AS kept,
+        concat_ws('/', s.trades, s.volume, s.pnl, s.results, s.wins) AS summed
+      FROM trader_totals k FULL JOIN summed s ON s.user_id = k.user_id
+      WHERE (coalesce(k.trades, 0), coalesce(k.volume_cents, 0), coalesce(k.realized_pnl_cents, 0),
+          coalesce(k.positions_with_result, 0), coalesce(k.winning_predictions, 0))
+        IS DISTINCT FROM (coalesce(s.trades, 0), coalesce(s.volume, 0), coalesce(s.pnl, 0), coalesce(s.results, 0),
+          coalesce(s.wins, 0))
+      LIMIT 20`.execute(db);
+    const violations = rows.rows.map(
+      (r) => `user ${r.user_id}: kept ${r.kept || 'nothing'}, rows sum to ${r.summed || 'nothing'}`,
+    );
+    return {
+      invariant:
+        "8. each trader's kept totals (trades, volume, realized profit, results, wins) equal their rows",
+      ok: !violations.length,
+      violations,
+    };
   }
 
   /**
@@ -74,7 +117,7 @@ export class AuditRepository {
       SELECT a.id, a.kind, a.balance, coalesce(p.posted, 0)::bigint AS posted
       FROM ledger_accounts a
       LEFT JOIN (SELECT account_id, sum(amount) AS posted FROM postings GROUP BY account_id) p ON p.account_id = a.id
-      WHERE a.balance <> coalesce(p.posted, 0) LIMIT 20`.execute(db);
+      WHERE a.balance IS NOT NULL AND a.balance <> coalesce(p.posted, 0) LIMIT 20`.execute(db);
     const violations = [
       ...unbalanced.rows.map((r) => `journal entry ${r.entry_id} postings sum to ${r.total}`),
       ...(Number(total.rows[0]?.total ?? 0) !== 0 ? [`all postings sum to ${total.rows[0]?.total}`] : []),
@@ -83,7 +126,7 @@ export class AuditRepository {
       ),
     ];
     return {
-      invariant: '1. postings sum to zero and cached balances equal their postings',
+      invariant: '1. postings sum to zero and every balance an account keeps equals its postings',
       ok: !violations.length,
       violations,
     };
@@ -91,11 +134,15 @@ export class AuditRepository {
 
   private async noNegativeUserBalances(db: Queryable): Promise<InvariantResult> {
     const rows = await sql<{ id: number; kind: string; user_id: number; balance: number }>`
-      SELECT id, kind, user_id, balance FROM ledger_accounts
-      WHERE kind IN ('cash', 'reserved') AND balance < 0 LIMIT 20`.execute(db);
+      SELECT a.id, a.kind, a.user_id, coalesce(a.balance, p.posted, 0)::bigint AS balance
+      FROM ledger_accounts a
+      LEFT JOIN (SELECT account_id, sum(amount) AS posted FROM postings GROUP BY account_id) p ON p.account_id = a.id
+      WHERE a.kind IN ('cash', 'reserved', 'transit') AND coalesce(a.balance, p.posted, 0) < 0 LIMIT 20`.execute(
+      db,
+    );
     const violations = rows.rows.map((r) => `user ${r.user_id} ${r.kind} is ${r.balance}`);
     return {
-      invariant: '2. no user cash or reserved balance is negative',
+      invariant: '2. no user cash, reserved or transit balance is negative',
       ok: !violations.length,
       violations,
     };
@@ -145,13 +192,37 @@ export class AuditRepository {
     };
   }
 
+  /**
+   * A user's transit account is made of the holds set aside for their requests on the way to a market and the
+   * returns markets gave back to them (src/exchange/collateral.ts): its postings sum to exactly those rows.
+   */
+  private async transitMatchesHoldsAndReturns(db: Queryable): Promise<InvariantResult> {
+    const rows = await sql<{ user_id: number; posted: number; rows: number }>`
+      SELECT a.user_id, coalesce(p.posted, 0)::bigint AS posted, (coalesce(h.total, 0) + coalesce(r.total, 0))::bigint AS rows
+      FROM ledger_accounts a
+      LEFT JOIN (SELECT account_id, sum(amount) AS posted FROM postings GROUP BY account_id) p ON p.account_id = a.id
+      LEFT JOIN (SELECT user_id, sum(amount_cents) AS total FROM collateral_holds GROUP BY user_id) h ON h.user_id = a.user_id
+      LEFT JOIN (SELECT user_id, sum(amount_cents) AS total FROM collateral_returns GROUP BY user_id) r ON r.user_id = a.user_id
+      WHERE a.kind = 'transit' AND coalesce(p.posted, 0) <> coalesce(h.total, 0) + coalesce(r.total, 0)
+      LIMIT 20`.execute(db);
+    const violations = rows.rows.map(
+      (r) => `user ${r.user_id} transit posted ${r.posted} but holds and returns make ${r.rows}`,
+    );
+    return {
+      invariant: "4b. each user's transit account equals their collateral holds and returns",
+      ok: !violations.length,
+      violations,
+    };
+  }
+
   private async reservedMatchesOpenOrders(db: Queryable): Promise<InvariantResult> {
     const cash = await sql<{ user_id: number; reserved: number; collateral: number }>`
-      SELECT a.user_id, a.balance AS reserved, coalesce(o.collateral, 0)::bigint AS collateral
+      SELECT a.user_id, coalesce(p.posted, 0)::bigint AS reserved, coalesce(o.collateral, 0)::bigint AS collateral
       FROM ledger_accounts a
+      LEFT JOIN (SELECT account_id, sum(amount) AS posted FROM postings GROUP BY account_id) p ON p.account_id = a.id
       LEFT JOIN (SELECT user_id, sum(reserved_cents) AS collateral FROM orders
                  WHERE status IN ('open', 'partially_filled') GROUP BY user_id) o ON o.user_id = a.user_id
-      WHERE a.kind = 'reserved' AND a.balance <> coalesce(o.collateral, 0) LIMIT 20`.execute(db);
+      WHERE a.kind = 'reserved' AND coalesce(p.posted, 0) <> coalesce(o.collateral, 0) LIMIT 20`.execute(db);
     const buys = await sql<{ id: number; reserved_cents: number; expected: number }>`
       SELECT id, reserved_cents, (price_cents * (quantity - filled_quantity))::bigint AS expected FROM orders
       WHERE status IN ('open', 'partially_filled') AND action = 'BUY'
@@ -199,10 +270,12 @@ export class AuditRepository {
       yes: number[];
       no: number[];
       resolutions: (string | null)[];
+      payouts: (number | null)[];
       balance: number | null;
     }>`
       SELECT e.id, e.status, array_agg(o.pool_yes_shares ORDER BY o.id) AS yes,
         array_agg(o.pool_no_shares ORDER BY o.id) AS no, array_agg(o.resolution ORDER BY o.id) AS resolutions,
+        array_agg(o.yes_payout_cents ORDER BY o.id) AS payouts,
         (SELECT balance FROM ledger_accounts a WHERE a.kind = 'conversion' AND a.event_id = e.id) AS balance
       FROM events e JOIN options o ON o.event_id = e.id
       WHERE e.exclusive GROUP BY e.id, e.status ORDER BY e.id`.execute(db);
@@ -220,10 +293,10 @@ export class AuditRepository {
       }
       let expected = -PAYOUT_CENTS * yesSets - PAYOUT_CENTS * (n - 1) * noSets;
       if (r.status === 'settled')
-        for (const resolution of r.resolutions) {
-          const outcome = (resolution ?? 'VOID') as 'YES' | 'NO' | 'VOID';
-          expected += yesSets * payoutPerShare('YES', outcome) + noSets * payoutPerShare('NO', outcome);
-        }
+        r.resolutions.forEach((resolution, index) => {
+          const yes = r.payouts[index] ?? yesPayoutOf((resolution ?? 'VOID') as 'YES' | 'NO' | 'VOID');
+          expected += yesSets * payoutPerShare('YES', yes) + noSets * payoutPerShare('NO', yes);
+        });
       if (Number(r.balance ?? 0) !== expected)
         violations.push(
           `event ${r.id}: the conversion pool's account is ${r.balance}, its sets say ${expected}`,
@@ -245,7 +318,8 @@ export class AuditRepository {
   private async houseLossBounded(db: Queryable): Promise<InvariantResult> {
     const total = await sql<{ cash: number | null; balance: number | null }>`
       SELECT (SELECT sum(amm_cash_cents) FROM options)::bigint AS cash,
-        (SELECT balance FROM ledger_accounts WHERE kind = 'amm') AS balance`.execute(db);
+        (SELECT coalesce(sum(p.amount), 0) FROM postings p
+          JOIN ledger_accounts a ON a.id = p.account_id WHERE a.kind = 'amm')::bigint AS balance`.execute(db);
     const violations: string[] = [];
     const { cash, balance } = total.rows[0] ?? { cash: 0, balance: 0 };
     if (Number(cash ?? 0) !== Number(balance ?? 0))

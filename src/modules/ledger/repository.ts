@@ -1,10 +1,20 @@
 import { type Kysely, sql } from 'kysely';
-import { type AccountRef, accountKey, type JournalEntry, normaliseEntry } from '../../exchange/ledger.js';
+import { holdCollateral } from '../../exchange/collateral.js';
+import {
+  type AccountRef,
+  accountKey,
+  isUserAccount,
+  type JournalEntry,
+  keepsBalance,
+  normaliseEntry,
+  type Posting,
+} from '../../exchange/ledger.js';
 import { numberArray, textArray } from '../../platform/db/arrays.js';
 import type { DB } from '../../platform/db/schema.js';
 import { nextId } from '../../platform/db/sequences.js';
 import type { Queryable, Tx } from '../../platform/db/types.js';
 import { InsufficientFundsError } from '../../platform/errors.js';
+import { CollateralRepository } from './collateral-repository.js';
 
 export interface UserBalances {
   cashCents: number;
@@ -19,8 +29,9 @@ export class LedgerRepository {
     await trx
       .insertInto('ledger_accounts')
       .values([
-        { kind: 'cash', user_id: userId },
-        { kind: 'reserved', user_id: userId },
+        { kind: 'cash', user_id: userId, balance: 0 },
+        { kind: 'reserved', user_id: userId, balance: null },
+        { kind: 'transit', user_id: userId, balance: null },
       ])
       .execute();
   }
@@ -37,17 +48,22 @@ export class LedgerRepository {
   }
 
   /**
-   * Writes an entry inside the caller's transaction. A user account that would go negative raises
-   * InsufficientFundsError (for cash) before anything is written, so the caller's transaction rolls back.
+   * Writes an entry inside the caller's transaction. The balances it changes are updated in ascending account id,
+   * the order every writer takes them in (docs/architecture.md, "Lock order"). A cash account that would go
+   * negative raises InsufficientFundsError before anything is written, so the caller's transaction rolls back.
    */
   async post(trx: Tx, entry: JournalEntry): Promise<number | null> {
     const normalised = normaliseEntry(entry);
     if (normalised.postings.length === 0) return null;
-    const lines: { account_id: number; amount: number }[] = [];
-    for (const posting of normalised.postings) {
-      const accountId = await this.applyToBalance(trx, posting.account, posting.amount);
-      lines.push({ account_id: accountId, amount: posting.amount });
-    }
+    const ids = await this.accountIds(
+      trx,
+      normalised.postings.map((posting) => posting.account),
+    );
+    const lines = normalised.postings
+      .map((posting) => ({ posting, account_id: ids.get(accountKey(posting.account)) as number }))
+      .sort((a, b) => a.account_id - b.account_id);
+    for (const { posting, account_id } of lines)
+      if (keepsBalance(posting.account)) await this.applyToBalance(trx, account_id, posting);
     const { id } = await trx
       .insertInto('journal_entries')
       .values({
@@ -61,7 +77,7 @@ export class LedgerRepository {
       .executeTakeFirstOrThrow();
     await trx
       .insertInto('postings')
-      .values(lines.map((line) => ({ entry_id: id, ...line })))
+      .values(lines.map(({ posting, account_id }) => ({ entry_id: id, account_id, amount: posting.amount })))
       .execute();
     return id;
   }
@@ -85,7 +101,16 @@ export class LedgerRepository {
         deltas.set(id, (deltas.get(id) ?? 0) + posting.amount);
       }
     }
-    const changed = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => a - b);
+    const kept = new Set(
+      normalised
+        .flatMap((entry) =>
+          entry.postings.filter((posting) => keepsBalance(posting.account)).map((posting) => posting.account),
+        )
+        .map((account) => ids.get(accountKey(account)) as number),
+    );
+    const changed = [...deltas]
+      .filter(([id, delta]) => delta !== 0 && kept.has(id))
+      .sort(([a], [b]) => a - b);
     const lines = normalised.flatMap((entry, index) =>
       entry.postings.map((posting) => ({
         entry: index + 1,
@@ -135,7 +160,7 @@ export class LedgerRepository {
         out.set(key, known);
         continue;
       }
-      if (account.kind === 'cash' || account.kind === 'reserved') users.add(account.userId);
+      if (isUserAccount(account)) users.add(account.userId);
       else if (account.kind === 'escrow') options.add(account.optionId);
       else if (account.kind === 'conversion') events.add(account.eventId);
       else house = true;
@@ -168,52 +193,71 @@ export class LedgerRepository {
     return out;
   }
 
-  private async applyToBalance(trx: Tx, account: AccountRef, amount: number): Promise<number> {
+  /** Adds a posting to its account's kept balance; cash may not go below zero. */
+  private async applyToBalance(trx: Tx, accountId: number, posting: Posting): Promise<void> {
+    const { account, amount } = posting;
     let query = trx
       .updateTable('ledger_accounts')
       .set((eb) => ({ balance: eb('balance', '+', amount) }))
-      .where('kind', '=', account.kind)
+      .where('id', '=', accountId)
       .returning('id');
-    if (account.kind === 'cash' || account.kind === 'reserved') {
-      query = query.where('user_id', '=', account.userId);
-      if (amount < 0) query = query.where((eb) => eb(eb('balance', '+', amount), '>=', 0));
-    } else if (account.kind === 'escrow') {
-      query = query.where('option_id', '=', account.optionId);
-    } else if (account.kind === 'conversion') {
-      query = query.where('event_id', '=', account.eventId);
-    } else {
-      query = query.where('user_id', 'is', null).where('option_id', 'is', null).where('event_id', 'is', null);
-    }
-    const row = await query.executeTakeFirst();
-    if (row) return row.id;
+    if (account.kind === 'cash' && amount < 0)
+      query = query.where((eb) => eb(eb('balance', '+', amount), '>=', 0));
+    if (await query.executeTakeFirst()) return;
     if (account.kind === 'cash') {
       const available = await this.balanceOf(trx, account);
       throw new InsufficientFundsError(-amount, available);
     }
-    throw new Error(`ledger account ${accountKey(account)} is missing or would go negative`);
+    throw new Error(`ledger account ${accountKey(account)} would go negative`);
   }
 
+  /**
+   * A user's cash to spend now, in the caller's transaction: their cash account locked (the first rank of the lock
+   * order), with what markets gave back to them taken into it first (src/exchange/collateral.ts).
+   */
+  async spendableCash(trx: Tx, userId: number): Promise<number> {
+    const collateral = new CollateralRepository();
+    const cash = await collateral.lockCash(trx, [userId]);
+    const returned = await collateral.takeReturns(trx, [userId]);
+    const step = holdCollateral(cash, returned, []);
+    await this.postMany(trx, step.entries);
+    return step.cashAfter.get(userId) ?? 0;
+  }
+
+  /** An account's balance: the one it keeps, or the sum of its postings for an account that keeps none. */
   async balanceOf(db: Queryable, account: AccountRef): Promise<number> {
-    let query = db.selectFrom('ledger_accounts').select('balance').where('kind', '=', account.kind);
-    if (account.kind === 'cash' || account.kind === 'reserved')
-      query = query.where('user_id', '=', account.userId);
-    else if (account.kind === 'escrow') query = query.where('option_id', '=', account.optionId);
-    else if (account.kind === 'conversion') query = query.where('event_id', '=', account.eventId);
-    else
-      query = query.where('user_id', 'is', null).where('option_id', 'is', null).where('event_id', 'is', null);
-    const row = await query.executeTakeFirst();
+    const [id] = (await this.accountIds(db, [account])).values();
+    if (!keepsBalance(account)) {
+      const row = await db
+        .selectFrom('postings')
+        .select(sql<string>`coalesce(sum(amount), 0)`.as('total'))
+        .where('account_id', '=', id as number)
+        .executeTakeFirst();
+      return Number(row?.total ?? 0);
+    }
+    const row = await db
+      .selectFrom('ledger_accounts')
+      .select('balance')
+      .where('id', '=', id as number)
+      .executeTakeFirst();
     return row?.balance ?? 0;
   }
 
+  /**
+   * A user's cash as they see it (their cash account, with what is on its way to the markets and back: the holds
+   * and returns their transit account is made of) and the collateral of their resting orders.
+   */
   async userBalances(db: Queryable, userId: number): Promise<UserBalances> {
-    const rows = await db
-      .selectFrom('ledger_accounts')
-      .select(['kind', 'balance'])
-      .where('user_id', '=', userId)
-      .execute();
+    const { rows } = await sql<{ cash: string | null; transit: string | null; reserved: string | null }>`
+      SELECT (SELECT balance FROM ledger_accounts WHERE kind = 'cash' AND user_id = ${userId}) AS cash,
+        (SELECT coalesce(sum(amount_cents), 0) FROM collateral_holds WHERE user_id = ${userId})
+          + (SELECT coalesce(sum(amount_cents), 0) FROM collateral_returns WHERE user_id = ${userId}) AS transit,
+        (SELECT coalesce(sum(reserved_cents), 0) FROM orders
+          WHERE user_id = ${userId} AND status IN ('open', 'partially_filled')) AS reserved`.execute(db);
+    const row = rows[0];
     return {
-      cashCents: rows.find((row) => row.kind === 'cash')?.balance ?? 0,
-      reservedCents: rows.find((row) => row.kind === 'reserved')?.balance ?? 0,
+      cashCents: Number(row?.cash ?? 0) + Number(row?.transit ?? 0),
+      reservedCents: Number(row?.reserved ?? 0),
     };
   }
 }
@@ -230,6 +274,7 @@ function accountOfRow(row: {
   switch (row.kind) {
     case 'cash':
     case 'reserved':
+    case 'transit':
       return { kind: row.kind, userId: row.user_id as number };
     case 'escrow':
       return { kind: 'escrow', optionId: row.option_id as number };

@@ -1,7 +1,17 @@
 import { type Side, sidePrice } from '../../exchange/money.js';
 
-/** Candle intervals and their widths; every bucket starts at a multiple of its width since the Unix epoch (UTC). */
-export const INTERVALS = { '1m': 60_000, '1h': 3_600_000, '1d': 86_400_000 } as const;
+/**
+ * Candle intervals and their widths; every bucket starts at a multiple of its width since the Unix epoch (UTC), so a
+ * 6-hour candle starts at 00:00, 06:00, 12:00 or 18:00 UTC.
+ */
+export const INTERVALS = {
+  '1m': 60_000,
+  '5m': 300_000,
+  '15m': 900_000,
+  '1h': 3_600_000,
+  '6h': 21_600_000,
+  '1d': 86_400_000,
+} as const;
 export type Interval = keyof typeof INTERVALS;
 export const INTERVAL_NAMES = Object.keys(INTERVALS) as Interval[];
 

@@ -1,5 +1,6 @@
-import { type Side, sidePrice } from '../../exchange/money.js';
-import { type Outcome, payoutPerShare } from '../../exchange/positions.js';
+import type { Side } from '../../exchange/money.js';
+import type { Outcome } from '../../exchange/positions.js';
+import { markOf } from '../../exchange/valuation.js';
 import type { Interval } from './candles.js';
 
 /** Portfolio history: a trader's value at evenly spaced times, worked back from what they hold now. */
@@ -55,6 +56,8 @@ export interface HoldingNow {
   side: Side;
   quantity: number;
   resolution: Outcome | null;
+  /** What a YES share pays once resolved (a NO share the rest of 100). */
+  yesPayoutCents: number | null;
   resolvedAt: number | null;
 }
 
@@ -68,12 +71,15 @@ export interface HistoryInputs {
   /** Candle closes by start time (ms), oldest first, the last one before the first point included. */
   marks: { optionId: number; bucket: number; close: number }[];
   markWidthMs: number;
+  /** The YES prices conversions booked the options at, by time (ms), oldest first, as `marks`. */
+  conversionMarks: { optionId: number; at: number; yesCents: number }[];
 }
 
 /**
- * The value at each planned time. Whatever happened at or after a time (a posting, a trade, a settlement) is taken
- * back from what is held now; positions are marked at their side of the close of the last candle that ended by
- * then, or at what a share pays once the option was resolved by then.
+ * The value at each planned time. Whatever happened at or after a time (a posting, a trade, a conversion, a
+ * settlement) is taken back from what is held now; positions are marked by the valuation rule with what was known
+ * then: the outcome if the option was resolved by then, the close of the last candle that ended by then (its last
+ * trade), the price of the last conversion before then.
  */
 export function historyPoints(input: HistoryInputs): HistoryPoint[] {
   const { plan } = input;
@@ -91,7 +97,19 @@ export function historyPoints(input: HistoryInputs): HistoryPoint[] {
     const holding = byKey.get(`${change.optionId}:${change.side}`);
     if (holding) add(holding.changes, byPoint(change.slot), change.quantity);
   }
-  const marks = marksByPoint(input);
+  const width = input.markWidthMs;
+  const trades = seriesByPoint(
+    plan,
+    input.marks.map((mark) => ({
+      optionId: mark.optionId,
+      knownAt: mark.bucket + width - 1,
+      yes: mark.close,
+    })),
+  );
+  const conversions = seriesByPoint(
+    plan,
+    input.conversionMarks.map((mark) => ({ optionId: mark.optionId, knownAt: mark.at, yes: mark.yesCents })),
+  );
   // Walking back from now: the state at point k is now less every movement of point k and later.
   let cashCents = input.balancesNow.cashCents - (cash[plan.count] as number);
   let reservedCents = input.balancesNow.reservedCents - (reserved[plan.count] as number);
@@ -106,15 +124,14 @@ export function historyPoints(input: HistoryInputs): HistoryPoint[] {
       const quantity = (quantities[index] as number) - (holding.changes[k] as number);
       quantities[index] = quantity;
       if (quantity === 0) return;
-      const resolved =
-        holding.resolution !== null && holding.resolvedAt !== null && holding.resolvedAt < time;
-      const yes = marks.get(holding.optionId)?.[k] ?? null;
-      const mark = resolved
-        ? payoutPerShare(holding.side, holding.resolution as Outcome)
-        : yes === null
-          ? 0
-          : sidePrice(holding.side, yes);
-      positionsValueCents += quantity * mark;
+      const resolved = holding.resolvedAt !== null && holding.resolvedAt < time;
+      const mark = markOf(holding.side, {
+        resolution: resolved ? holding.resolution : null,
+        yesPayoutCents: holding.yesPayoutCents,
+        lastTradeYesCents: trades.get(holding.optionId)?.[k] ?? null,
+        lastConversionYesCents: conversions.get(holding.optionId)?.[k] ?? null,
+      });
+      positionsValueCents += quantity * (mark ?? 0);
     });
     points[k] = {
       t: new Date(time).toISOString(),
@@ -131,30 +148,28 @@ function add(sums: number[], index: number, amount: number): void {
   sums[index] = (sums[index] ?? 0) + amount;
 }
 
-/** Per option, its YES mark at each point: the close of the last candle that ended by then (null before any). */
-function marksByPoint(input: HistoryInputs): Map<number, (number | null)[]> {
-  const { plan } = input;
+/** Per option, the last YES price known strictly before each point (null before any), from prices by time. */
+function seriesByPoint(
+  plan: HistoryPlan,
+  prices: { optionId: number; knownAt: number; yes: number }[],
+): Map<number, (number | null)[]> {
   const out = new Map<number, (number | null)[]>();
-  const byOption = new Map<number, { bucket: number; close: number }[]>();
-  for (const mark of input.marks) {
-    const list = byOption.get(mark.optionId) ?? [];
-    list.push(mark);
-    byOption.set(mark.optionId, list);
+  const byOption = new Map<number, { knownAt: number; yes: number }[]>();
+  for (const price of prices) {
+    const list = byOption.get(price.optionId) ?? [];
+    list.push(price);
+    byOption.set(price.optionId, list);
   }
-  for (const [optionId, candles] of byOption) {
+  for (const [optionId, known] of byOption) {
     const series: (number | null)[] = [];
     let next = 0;
-    let close: number | null = null;
+    let yes: number | null = null;
     for (let k = 0; k < plan.count; k++) {
       const time = (plan.firstSlot + k) * plan.stepMs;
-      while (
-        next < candles.length &&
-        (candles[next] as { bucket: number }).bucket + input.markWidthMs <= time
-      ) {
-        close = (candles[next] as { close: number }).close;
-        next += 1;
+      for (; next < known.length && (known[next] as { knownAt: number }).knownAt < time; next++) {
+        yes = (known[next] as { yes: number }).yes;
       }
-      series.push(close);
+      series.push(yes);
     }
     out.set(optionId, series);
   }

@@ -21,6 +21,10 @@ export interface TickerRow extends HouseMakerColumns {
   event_slug: string;
   label: string;
   event_status: EventStatus;
+  exclusive: boolean;
+  event_liquidity_b: number;
+  /** An exclusive event's maker inventory in each of its options: [optionId, offset, YES shares, NO shares]. */
+  makers: [number, number, number, number][] | null;
   last_yes_price: number | null;
   open_interest: number;
   levels: [BookSide, number, number, number][] | null;
@@ -33,6 +37,19 @@ export interface TickerRow extends HouseMakerColumns {
 export interface TickerFilter {
   eventSlug?: string | undefined;
   optionIds?: number[] | undefined;
+}
+
+/** What a quote reads of an option's market besides its resting orders: the house maker and whether it trades. */
+export interface QuoteMarketRow extends HouseMakerColumns {
+  id: number;
+  book_version: number;
+  event_status: EventStatus;
+  closes_at: Date;
+  exclusive: boolean;
+  event_liquidity_b: number;
+  /** An exclusive event's maker inventory in each of its options: [optionId, offset, YES shares, NO shares]. */
+  makers: [number, number, number, number][] | null;
+  db_now: Date;
 }
 
 /** One bucket's movement of a trader's money or holdings, for portfolio history. */
@@ -113,7 +130,10 @@ export class MarketDataRepository {
           : sql`e.status = 'open'`;
     const { rows } = await sql<TickerRow>`
       SELECT o.id, e.slug AS event_slug, o.label, e.status AS event_status, o.last_yes_price, o.liquidity_b,
-        o.amm_offset, o.amm_yes_shares, o.amm_no_shares,
+        o.amm_offset, o.amm_yes_shares, o.amm_no_shares, e.exclusive, e.liquidity_b AS event_liquidity_b,
+        CASE WHEN e.exclusive AND e.status = 'open' THEN (
+          SELECT json_agg(json_build_array(s.id, s.amm_offset, s.amm_yes_shares, s.amm_no_shares) ORDER BY s.id)
+          FROM options s WHERE s.event_id = e.id) END AS makers,
         CASE WHEN e.status = 'settled' THEN 0 ELSE o.pairs_minted - o.pairs_merged END AS open_interest,
         (SELECT json_agg(json_build_array(l.book_side, l.book_price, l.quantity, l.orders)) FROM (
           SELECT book_side, book_price, sum(quantity - filled_quantity) AS quantity, count(*) AS orders
@@ -134,6 +154,57 @@ export class MarketDataRepository {
       volume_24h_shares: Number(row.volume_24h_shares),
       volume_24h_cents: Number(row.volume_24h_cents),
     }));
+  }
+
+  /**
+   * A public option's market as an order on it would be decided: its event's state and closing time, the house
+   * maker's inventory (every option's, for an exclusive event's one maker) and the database's clock.
+   */
+  async quoteMarket(db: Queryable, optionId: number): Promise<QuoteMarketRow | undefined> {
+    const { rows } = await sql<QuoteMarketRow>`
+      SELECT o.id, o.book_version, o.liquidity_b, o.amm_offset, o.amm_yes_shares, o.amm_no_shares,
+        e.status AS event_status, e.closes_at, e.exclusive, e.liquidity_b AS event_liquidity_b, now() AS db_now,
+        CASE WHEN e.exclusive THEN (
+          SELECT json_agg(json_build_array(s.id, s.amm_offset, s.amm_yes_shares, s.amm_no_shares) ORDER BY s.id)
+          FROM options s WHERE s.event_id = e.id) END AS makers
+      FROM options o JOIN events e ON e.id = o.event_id
+      WHERE o.id = ${optionId} AND ${PUBLIC}`.execute(db);
+    const row = rows[0];
+    return row && { ...row, book_version: Number(row.book_version) };
+  }
+
+  /** An option's resting orders in time order (ids rise with time), as its book holds them. */
+  restingOrders(db: Queryable, optionId: number) {
+    return db
+      .selectFrom('orders')
+      .selectAll()
+      .where('option_id', '=', optionId)
+      .where('status', 'in', ['open', 'partially_filled'])
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * The cash an order's collateral would be set aside from now: the cash account's balance and what markets gave
+   * back that no collateral step has taken in yet (as that step counts it).
+   */
+  async cashForCollateral(db: Queryable, userId: number): Promise<number> {
+    const { rows } = await sql<{ cents: string | null }>`
+      SELECT (SELECT balance FROM ledger_accounts WHERE kind = 'cash' AND user_id = ${userId})
+        + (SELECT coalesce(sum(amount_cents), 0) FROM collateral_returns WHERE user_id = ${userId}) AS cents`.execute(
+      db,
+    );
+    return Number(rows[0]?.cents ?? 0);
+  }
+
+  /** A trader's positions (both sides) in one option. */
+  positionsIn(db: Queryable, userId: number, optionId: number) {
+    return db
+      .selectFrom('positions')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('option_id', '=', optionId)
+      .execute();
   }
 
   /** The public option, or undefined. */
@@ -169,155 +240,5 @@ export class MarketDataRepository {
       WHERE f.option_id = ANY(${optionIds}::bigint[]) AND (${beforeId}::bigint IS NULL OR f.id < ${beforeId}::bigint)
       ORDER BY f.id DESC LIMIT ${limit + 1}`.execute(db);
     return rows.map((row) => ({ ...row, id: Number(row.id), option_id: Number(row.option_id) }));
-  }
-
-  /** A trader's executions with the fill each belongs to, newest first. */
-  userFills(
-    db: Queryable,
-    userId: number,
-    filter: { optionId?: number | undefined; eventSlug?: string | undefined },
-    beforeId: number | null,
-    limit: number,
-  ) {
-    let query = db
-      .selectFrom('trades as t')
-      .innerJoin('fills as f', 'f.id', 't.fill_id')
-      .innerJoin('options as o', 'o.id', 't.option_id')
-      .innerJoin('events as e', 'e.id', 't.event_id')
-      .select([
-        't.id',
-        't.fill_id',
-        't.order_id',
-        't.option_id',
-        'e.slug as event_slug',
-        'e.title as event_title',
-        'o.label as option_label',
-        't.side',
-        't.action',
-        't.liquidity',
-        't.price_cents',
-        'f.yes_price',
-        't.quantity',
-        't.fee_cents',
-        't.created_at',
-      ])
-      .where('t.user_id', '=', userId)
-      .orderBy('t.id', 'desc')
-      .limit(limit + 1);
-    if (filter.optionId !== undefined) query = query.where('t.option_id', '=', filter.optionId);
-    if (filter.eventSlug !== undefined) query = query.where('e.slug', '=', filter.eventSlug);
-    if (beforeId !== null) query = query.where('t.id', '<', beforeId);
-    return query.execute();
-  }
-
-  /** What a trader was paid when options settled, newest first. */
-  userSettlements(
-    db: Queryable,
-    userId: number,
-    filter: { eventSlug?: string | undefined },
-    beforeId: number | null,
-    limit: number,
-  ) {
-    let query = db
-      .selectFrom('position_settlements as s')
-      .innerJoin('options as o', 'o.id', 's.option_id')
-      .innerJoin('events as e', 'e.id', 's.event_id')
-      .select([
-        's.id',
-        's.option_id',
-        'e.slug as event_slug',
-        'e.title as event_title',
-        'o.label as option_label',
-        's.side',
-        's.outcome',
-        's.quantity',
-        's.payout_cents',
-        's.pnl_cents',
-        's.created_at',
-      ])
-      .where('s.user_id', '=', userId)
-      .orderBy('s.id', 'desc')
-      .limit(limit + 1);
-    if (filter.eventSlug !== undefined) query = query.where('e.slug', '=', filter.eventSlug);
-    if (beforeId !== null) query = query.where('s.id', '<', beforeId);
-    return query.execute();
-  }
-
-  async userCreatedAt(db: Queryable, userId: number): Promise<Date | undefined> {
-    const row = await db.selectFrom('users').select('created_at').where('id', '=', userId).executeTakeFirst();
-    return row?.created_at;
-  }
-
-  /** The movements of a trader's cash and reserved accounts since `since`, summed per `stepMs` slot and account. */
-  async balanceChanges(db: Queryable, userId: number, since: Date, stepMs: number) {
-    const { rows } = await sql<{ slot: string; kind: 'cash' | 'reserved'; amount: string }>`
-      SELECT floor(extract(epoch FROM j.created_at) * 1000 / ${stepMs}) AS slot, a.kind, sum(p.amount) AS amount
-      FROM ledger_accounts a
-      JOIN postings p ON p.account_id = a.id
-      JOIN journal_entries j ON j.id = p.entry_id
-      WHERE a.user_id = ${userId} AND a.kind IN ('cash', 'reserved') AND j.created_at >= ${since}
-      GROUP BY 1, 2`.execute(db);
-    return rows.map((row) => ({ slot: Number(row.slot), kind: row.kind, amount: Number(row.amount) }));
-  }
-
-  /**
-   * The changes to a trader's holdings since `since`, summed per `stepMs` slot, option and side: bought minus sold
-   * shares, and the shares paid out at settlement (negative).
-   */
-  async holdingChanges(db: Queryable, userId: number, since: Date, stepMs: number) {
-    const { rows } = await sql<{ slot: string; option_id: string; side: SideText; quantity: string }>`
-      SELECT slot, option_id, side, sum(quantity) AS quantity FROM (
-        SELECT floor(extract(epoch FROM created_at) * 1000 / ${stepMs}) AS slot, option_id, side,
-          CASE action WHEN 'BUY' THEN quantity ELSE -quantity END AS quantity
-        FROM trades WHERE user_id = ${userId} AND created_at >= ${since}
-        UNION ALL
-        SELECT floor(extract(epoch FROM created_at) * 1000 / ${stepMs}), option_id, side, -quantity
-        FROM position_settlements WHERE user_id = ${userId} AND created_at >= ${since}
-        UNION ALL
-        SELECT floor(extract(epoch FROM c.created_at) * 1000 / ${stepMs}), (leg->>'optionId')::bigint,
-          leg->>'side', (leg->>'quantity')::bigint
-        FROM conversions c CROSS JOIN LATERAL jsonb_array_elements(c.legs) AS leg
-        WHERE c.user_id = ${userId} AND c.created_at >= ${since}
-      ) changes
-      GROUP BY 1, 2, 3`.execute(db);
-    return rows.map((row) => ({
-      slot: Number(row.slot),
-      optionId: Number(row.option_id),
-      side: row.side,
-      quantity: Number(row.quantity),
-    }));
-  }
-
-  /** A trader's holdings now (settled ones included, at zero), with how each option resolved and when. */
-  async holdings(db: Queryable, userId: number) {
-    return db
-      .selectFrom('positions as p')
-      .innerJoin('options as o', 'o.id', 'p.option_id')
-      .innerJoin('events as e', 'e.id', 'o.event_id')
-      .select(['p.option_id', 'p.side', 'p.quantity', 'o.resolution', 'e.resolved_at'])
-      .where('p.user_id', '=', userId)
-      .execute();
-  }
-
-  /**
-   * The marks of these options from `since` on: the close of every `interval` candle starting at or after it, and
-   * of the last one before it.
-   */
-  async marks(db: Queryable, optionIds: number[], interval: Interval, since: Date) {
-    if (optionIds.length === 0) return [];
-    const { rows } = await sql<{ option_id: string; bucket: string; close: number }>`
-      SELECT option_id, extract(epoch FROM bucket) * 1000 AS bucket, close FROM candles
-      WHERE option_id = ANY(${optionIds}::bigint[]) AND interval = ${interval} AND bucket >= ${since}
-      UNION ALL
-      SELECT o.id, extract(epoch FROM b.bucket) * 1000, b.close
-      FROM unnest(${optionIds}::bigint[]) AS o(id)
-      CROSS JOIN LATERAL (SELECT bucket, close FROM candles WHERE option_id = o.id AND interval = ${interval}
-        AND bucket < ${since} ORDER BY bucket DESC LIMIT 1) b
-      ORDER BY 2`.execute(db);
-    return rows.map((row) => ({
-      optionId: Number(row.option_id),
-      bucket: Number(row.bucket),
-      close: row.close,
-    }));
   }
 }

@@ -1,16 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { currentUser } from '../../platform/auth.js';
-import { decodeCursor, errors, IdString, Page, PageQuery } from '../../platform/http.js';
+import { decodeCursor, errors, IdParams, IdString, Page, PageQuery } from '../../platform/http.js';
 import { MARKET_READ_TTL_MS, type MarketReadCache, ORDER_BOOK_TTL_MS } from '../markets/read-cache.js';
 import { sendJson, serializer } from '../markets/routes.js';
-import { EventSlugFilter } from '../trading/schemas.js';
+import { EventSlugFilter, OrderListItem } from '../trading/schemas.js';
 import { MAX_CANDLES } from './candles.js';
+import type { MarketQuotes } from './quotes.js';
 import {
   CandleQuery,
   Candles,
   Fill,
   PortfolioHistory,
+  Quote,
+  QuoteQuery,
   Settlement,
   TapeTrade,
   TickerQuery,
@@ -29,8 +32,9 @@ const tapeDescription =
 
 export const marketDataRoutes: FastifyPluginAsyncTypebox<{
   data: MarketDataService;
+  quotes: MarketQuotes;
   reads: MarketReadCache;
-}> = async (app, { data, reads }) => {
+}> = async (app, { data, quotes, reads }) => {
   app.get(
     '/api/options/:optionId/candles',
     {
@@ -39,7 +43,8 @@ export const marketDataRoutes: FastifyPluginAsyncTypebox<{
         summary: 'OHLC candles of an option’s YES price',
         description:
           `Open, high, low and close of the YES price (cents) and the volume (shares, and cents at the takers’ ` +
-          `prices) per 1-minute, 1-hour or 1-day interval (UTC), oldest first, at most ${MAX_CANDLES} per request. ` +
+          `prices) per 1-minute, 5-minute, 15-minute, 1-hour, 6-hour or 1-day interval (UTC), oldest first, at most ` +
+          `${MAX_CANDLES} per request. ` +
           'Every interval of the range from the option’s first trade on has a candle: one without trades is flat ' +
           'at the previous close with no volume. The candles are written by the very transaction that makes the ' +
           'trades, so they always agree with the tape.',
@@ -91,6 +96,51 @@ export const marketDataRoutes: FastifyPluginAsyncTypebox<{
       });
       return sendJson(reply, json);
     },
+  );
+
+  app.get(
+    '/api/options/:optionId/quote',
+    {
+      schema: {
+        tags,
+        summary: 'Quote for a size: the exact cost of buying or selling N shares now',
+        description:
+          'What a market trade (`POST /api/trades`) of `quantity` shares at worst price `priceCents` would do right ' +
+          'now, decided by the very rules that decide the trade: the prices it would walk through (users’ resting ' +
+          'orders, then the house market maker’s quotes at each price), the shares it would get, their cost, the ' +
+          'fee, and the refusal it would meet instead (`refusal`). Nothing is placed, reserved or charged. Send ' +
+          'your key to be quoted as yourself: your own resting orders are then left out (self-trade prevention ' +
+          'cancels them rather than fill them), and your cash and shares are checked as the trade would check ' +
+          'them. Anyone else may trade in between: the trade gets what the book holds when it arrives, never a ' +
+          'price worse than its `priceCents`.',
+        params: OptionParams,
+        querystring: QuoteQuery,
+        response: { 200: Quote, ...errors(400, 404) },
+      },
+    },
+    async (request) =>
+      quotes.quote(
+        { ...request.query, optionId: Number(request.params.optionId) },
+        request.user?.userId ?? null,
+      ),
+  );
+
+  app.get(
+    '/api/orders/:id',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags: ['Trading'],
+        security,
+        summary: 'One of your orders, market or limit',
+        description:
+          'As the order lists show it, whatever its status. 404 for an order that is not yours. Its executions: ' +
+          '`GET /api/me/fills?orderId=`.',
+        params: IdParams,
+        response: { 200: OrderListItem, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => data.userOrder(currentUser(request).userId, Number(request.params.id)),
   );
 
   app.get(
@@ -156,23 +206,28 @@ export const marketDataRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Your fills: every execution of your orders, newest first',
         description:
           'Each with its order, your role (maker: your order was resting; taker: it took liquidity), your side’s ' +
-          'price, the YES price, quantity, notional and fee. `optionId` or `eventSlug` narrows the list. Every ' +
-          'field is a single value (no nesting), so a page is a table as it stands.',
+          'price, the YES price, quantity, notional and fee. `optionId`, `eventSlug` or `orderId` narrows the list. ' +
+          'Every field is a single value (no nesting), so a page is a table as it stands.',
         querystring: Type.Object({
           optionId: Type.Optional(IdString),
           eventSlug: EventSlugFilter,
+          orderId: Type.Optional(IdString),
           ...PageQuery,
         }),
         response: { 200: Page(Fill), ...errors(400, 401) },
       },
     },
     async (request) => {
-      const { optionId, eventSlug } = request.query;
+      const { optionId, eventSlug, orderId } = request.query;
       const limit = request.query.limit ?? 50;
       const cursor = decodeCursor(request.query.cursor, 1);
       return data.userFills(
         currentUser(request).userId,
-        { optionId: optionId === undefined ? undefined : Number(optionId), eventSlug },
+        {
+          optionId: optionId === undefined ? undefined : Number(optionId),
+          eventSlug,
+          orderId: orderId === undefined ? undefined : Number(orderId),
+        },
         cursor ? Number(cursor[0]) : null,
         limit,
       );

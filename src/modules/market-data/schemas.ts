@@ -11,7 +11,10 @@ const Outcome = Type.Union([Type.Literal('YES'), Type.Literal('NO'), Type.Litera
 
 export const CandleIntervalSchema = Type.Union(
   INTERVAL_NAMES.map((name) => Type.Literal(name)),
-  { description: '1m, 1h or 1d; intervals start on multiples of their width since the Unix epoch (UTC)' },
+  {
+    description:
+      '1m, 5m, 15m, 1h, 6h or 1d; intervals start on multiples of their width since the Unix epoch (UTC)',
+  },
 );
 
 export const CandleQuery = Type.Object({
@@ -163,3 +166,76 @@ export const PortfolioHistory = Type.Object({
     { description: 'Oldest first' },
   ),
 });
+
+export const QuoteQuery = Type.Object({
+  side: SideSchema,
+  action: ActionSchema,
+  quantity: Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Shares to buy or sell' }),
+  priceCents: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 99,
+      description:
+        'Worst acceptable price of your side, as a market trade’s `priceCents` (default: any, 99 for a BUY and 1 ' +
+        'for a SELL)',
+    }),
+  ),
+});
+
+export const Quote = Type.Object(
+  {
+    optionId: IdString,
+    side: SideSchema,
+    action: ActionSchema,
+    quantity: Type.Integer({ description: 'Shares asked about' }),
+    priceCents: Type.Integer({ description: 'The worst price the quote accepted (yours, or the default)' }),
+    filledQuantity: Type.Integer({ description: 'Shares a market trade would get now' }),
+    unfilledQuantity: Type.Integer({
+      description: 'Shares it would leave unfilled (cancelled, never resting)',
+    }),
+    notionalCents: Cents('Σ price × quantity of the fills, in your side’s prices'),
+    feeCents: Cents('The taker fee those fills would pay'),
+    totalCents: Cents('What you would pay (a BUY: notional + fee) or get (a SELL: notional − fee)'),
+    averagePriceCents: Nullable(
+      Type.Number({ description: 'notionalCents ÷ filledQuantity (to 4 decimals); null when nothing fills' }),
+    ),
+    worstPriceCents: Nullable(Type.Integer({ description: 'The last (worst) price reached' })),
+    levels: Type.Array(
+      Type.Object({
+        priceCents: Type.Integer({ description: 'A price of your side' }),
+        quantity: Type.Integer({ description: 'Shares taken at that price' }),
+        houseQuantity: Type.Integer({ description: 'Of those, from the house market maker' }),
+      }),
+      { description: 'The prices walked, best first: users’ resting orders and the house maker’s quotes' },
+    ),
+    selfTradeCancels: Type.Integer({
+      description:
+        'Your own resting orders it would meet, which self-trade prevention cancels (signed in only)',
+    }),
+    refusal: Nullable(
+      Type.Object(
+        {
+          status: Type.Integer(),
+          error: Type.String(),
+          code: Type.String(),
+          details: Type.Optional(Type.Unknown()),
+        },
+        {
+          description:
+            'The error a market trade of this size would be refused with now (MARKET_CLOSED, NO_LIQUIDITY; signed ' +
+            'in: INSUFFICIENT_FUNDS, INSUFFICIENT_SHARES), nothing placed or charged; null when it would be placed',
+        },
+      ),
+    ),
+    forUser: Type.Boolean({
+      description:
+        'Quoted for the signed-in caller: their own resting orders left out and their cash and shares counted',
+    }),
+    takerFeeBps: Type.Integer(),
+    bookVersion: Type.Integer({
+      description: 'The book version quoted (as the order book’s and the stream’s)',
+    }),
+    quotedAt: DateTime,
+  },
+  { description: 'What a market trade of this size would do right now; nothing is placed' },
+);

@@ -6,10 +6,11 @@ import type { Tx } from '../../platform/db/types.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { toPage } from '../../platform/http.js';
 import type { LedgerRepository } from '../ledger/repository.js';
-import type { TradingRepository } from '../trading/repository.js';
-import { houseMakerOf } from '../trading/rows.js';
+import type { TradingReadsRepository } from '../trading/reads-repository.js';
+import { bookHouseOf, makerInventoriesOf } from '../trading/rows.js';
 import type { TradingService } from '../trading/service.js';
-import { toPositionView } from '../trading/views.js';
+import { toOrderView, toPositionView } from '../trading/views.js';
+import { AccountHistoryRepository } from './account-history-repository.js';
 import {
   bucketOf,
   type CandleFill,
@@ -32,19 +33,27 @@ export interface CandleQuery {
 
 /**
  * Market data for bots and charts: candles kept up to date by the trading transactions, tickers, the public tape,
- * and a trader's own fills, settlements and portfolio history.
+ * and a trader's own fills, settlements and portfolio history. The public reads (candles, tickers, the tape) go to
+ * `publicReads`, which may be a replica that never shows less than the primary (`Database.reads`); a trader's own
+ * reads, to the primary.
  */
 export class MarketDataService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly data: MarketDataRepository,
-    private readonly trading: TradingRepository,
+    private readonly trading: TradingReadsRepository,
     private readonly ledger: LedgerRepository,
+    private readonly publicReads: Kysely<DB> = db,
   ) {}
+
+  /** The user's own history (account-history-repository.ts). */
+  private readonly history = new AccountHistoryRepository();
 
   /** Candles follow every committed change with fills, in its own transaction: a rolled-back trade leaves none. */
   attach(trading: TradingService): void {
-    trading.onBookChanged((trx, change) => this.recordFills(trx, change.optionId, change.fills));
+    trading.onBookChanged(async (trx, changes) => {
+      for (const change of changes) await this.recordFills(trx, change.optionId, change.fills);
+    });
   }
 
   /** Adds the fills of one committed change (in the order they were made) to the option's candles. */
@@ -84,7 +93,7 @@ export class MarketDataService {
 
   async candles(query: CandleQuery, span: { from: number; to: number }) {
     const found = await this.data.candles(
-      this.db,
+      this.publicReads,
       query.optionId,
       query.interval,
       new Date(span.from),
@@ -99,25 +108,25 @@ export class MarketDataService {
   }
 
   async tickers(filter: TickerFilter) {
-    const rows = await this.data.tickers(this.db, filter);
+    const rows = await this.data.tickers(this.publicReads, filter);
     return { data: rows.map(toTicker) };
   }
 
   /** An option's executions, newest first. */
   async optionTape(optionId: number, beforeId: number | null, limit: number) {
-    if (!(await this.data.publicOption(this.db, optionId))) throw new NotFoundError('Option');
+    if (!(await this.data.publicOption(this.publicReads, optionId))) throw new NotFoundError('Option');
     return this.tapePage([optionId], beforeId, limit);
   }
 
   /** The executions of every option of an event, newest first. */
   async eventTape(slug: string, beforeId: number | null, limit: number) {
-    const event = await this.data.publicEvent(this.db, slug);
+    const event = await this.data.publicEvent(this.publicReads, slug);
     if (!event) throw new NotFoundError('Event');
     return { ...(await this.tapePage(event.optionIds, beforeId, limit)), optionIds: event.optionIds };
   }
 
   private async tapePage(optionIds: number[], beforeId: number | null, limit: number) {
-    const rows = await this.data.tape(this.db, optionIds, beforeId, limit);
+    const rows = await this.data.tape(this.publicReads, optionIds, beforeId, limit);
     return toPage(
       rows,
       limit,
@@ -134,13 +143,20 @@ export class MarketDataService {
     );
   }
 
+  /** One of a trader's orders, market or limit, as the order lists show it. */
+  async userOrder(userId: number, orderId: number) {
+    const row = await this.history.userOrder(this.db, userId, orderId);
+    if (!row) throw new NotFoundError('Order');
+    return { ...toOrderView(row), eventTitle: row.event_title };
+  }
+
   async userFills(
     userId: number,
-    filter: { optionId?: number | undefined; eventSlug?: string | undefined },
+    filter: { optionId?: number | undefined; eventSlug?: string | undefined; orderId?: number | undefined },
     beforeId: number | null,
     limit: number,
   ) {
-    const rows = await this.data.userFills(this.db, userId, filter, beforeId, limit);
+    const rows = await this.history.userFills(this.db, userId, filter, beforeId, limit);
     return toPage(
       rows,
       limit,
@@ -172,7 +188,7 @@ export class MarketDataService {
     beforeId: number | null,
     limit: number,
   ) {
-    const rows = await this.data.userSettlements(this.db, userId, filter, beforeId, limit);
+    const rows = await this.history.userSettlements(this.db, userId, filter, beforeId, limit);
     return toPage(
       rows,
       limit,
@@ -202,19 +218,22 @@ export class MarketDataService {
       .transaction()
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
-        const createdAt = await this.data.userCreatedAt(trx, userId);
+        const createdAt = await this.history.userCreatedAt(trx, userId);
         if (!createdAt) throw new NotFoundError('User');
         const plan = planHistory(range, createdAt.getTime(), now);
         const since = new Date(plan.firstSlot * plan.stepMs);
         const [balancesNow, positions, holdings, balanceChanges, holdingChanges] = await Promise.all([
           this.ledger.userBalances(trx, userId),
           this.trading.positionsOf(trx, userId),
-          this.data.holdings(trx, userId),
-          this.data.balanceChanges(trx, userId, since, plan.stepMs),
-          this.data.holdingChanges(trx, userId, since, plan.stepMs),
+          this.history.holdings(trx, userId),
+          this.history.balanceChanges(trx, userId, since, plan.stepMs),
+          this.history.holdingChanges(trx, userId, since, plan.stepMs),
         ]);
         const optionIds = [...new Set(holdings.map((holding) => holding.option_id))];
-        const marks = await this.data.marks(trx, optionIds, plan.markInterval, since);
+        const [marks, conversionMarks] = await Promise.all([
+          this.history.marks(trx, optionIds, plan.markInterval, since),
+          this.history.conversionMarks(trx, optionIds, since),
+        ]);
         const points = historyPoints({
           plan,
           balancesNow,
@@ -223,12 +242,14 @@ export class MarketDataService {
             side: holding.side,
             quantity: holding.quantity,
             resolution: holding.resolution,
+            yesPayoutCents: holding.yes_payout_cents,
             resolvedAt: holding.resolved_at?.getTime() ?? null,
           })),
           balanceChanges,
           holdingChanges,
           marks,
           markWidthMs: INTERVALS[plan.markInterval],
+          conversionMarks,
         });
         const positionsValueCents = positions
           .map(toPositionView)
@@ -245,7 +266,7 @@ export class MarketDataService {
 }
 
 function toTicker(row: TickerRow) {
-  const house = row.event_status === 'open' ? houseMakerOf(row) : null;
+  const house = bookHouseOf(row, makerInventoriesOf(row.makers));
   const resting = restingLevelsOf(
     (row.levels ?? []).map(([side, priceCents, quantity, orders]) => ({
       side,

@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.js';
+import type { Queryable } from '../../platform/db/types.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { decodeCursor, toPage } from '../../platform/http.js';
-import type { TradingService } from '../trading/service.js';
+import type { TradingReads } from '../trading/reads.js';
+import { MarketFiguresRepository } from './figures-repository.js';
 import type { EventRow, MarketsRepository } from './repository.js';
 import { bothSides, iso, shownPrices, toEventSummary, toOptionView, toOptionViews } from './views.js';
 
@@ -22,16 +24,25 @@ const HISTORY_POINTS = 200;
 /** Which events each listing shows by default: everything but drafts. */
 const PUBLIC_STATUSES = ['open', 'closed', 'resolved', 'settled'];
 
-/** The catalogue as traders and operators read it: events with their options' prices, books, the leaderboard. */
+/**
+ * The catalogue as traders and operators read it: events with their options' prices, books, the leaderboard. The
+ * public reads (the list, an event's page, the slug lookup, the leaderboard) go to `publicReads`, which may be a
+ * replica that never shows less than the primary (`Database.reads`); the rest, which orders and operators rely on,
+ * to the primary.
+ */
 export class MarketCatalogue {
+  private readonly figures = new MarketFiguresRepository();
+
   constructor(
     private readonly db: Kysely<DB>,
     private readonly markets: MarketsRepository,
-    private readonly trading: TradingService,
+    private readonly trading: Pick<TradingReads, 'book'>,
     private readonly settings: CatalogueSettings,
+    private readonly publicReads: Kysely<DB> = db,
   ) {}
 
   async listEvents(query: {
+    ids?: number[] | undefined;
     category?: string | undefined;
     featured?: boolean | undefined;
     q?: string | undefined;
@@ -40,7 +51,8 @@ export class MarketCatalogue {
     cursor?: string | undefined;
   }) {
     const cursor = decodeCursor(query.cursor, 1);
-    const rows = await this.markets.listEvents(this.db, {
+    const rows = await this.markets.listEvents(this.publicReads, {
+      ids: query.ids,
       category: query.category,
       featured: query.featured,
       q: query.q?.trim() || undefined,
@@ -49,7 +61,7 @@ export class MarketCatalogue {
       limit: query.limit,
     });
     const options = await this.markets.optionsOf(
-      this.db,
+      this.publicReads,
       rows.slice(0, query.limit).map((r) => r.id),
     );
     return toPage(
@@ -66,17 +78,51 @@ export class MarketCatalogue {
     );
   }
 
-  async getEvent(slug: string, range: PriceRange, includeDrafts = false) {
-    const event = await this.markets.findEventBySlug(this.db, slug);
-    if (!event || (event.status === 'draft' && !includeDrafts)) throw new NotFoundError('Event');
-    return this.eventDetail(event, range);
+  /**
+   * These options (of public events; unknown ids are left out) with their prices and their events' names, newest
+   * event first, in each event the options in their order.
+   */
+  async optionsByIds(ids: number[]) {
+    const wanted = new Set(ids);
+    const events = await this.markets.eventsOfOptions(this.publicReads, ids, PUBLIC_STATUSES);
+    const options = await this.markets.optionsOf(
+      this.publicReads,
+      events.map((event) => event.id),
+    );
+    return {
+      data: events.flatMap((event) => {
+        const own = options.filter((option) => option.event_id === event.id);
+        const views = toOptionViews(event, own);
+        return own.flatMap((option, index) =>
+          wanted.has(option.id)
+            ? [
+                {
+                  ...(views[index] as (typeof views)[number]),
+                  eventId: String(event.id),
+                  eventSlug: event.slug,
+                  eventTitle: event.title,
+                  eventStatus: event.status,
+                  exclusive: event.exclusive,
+                  closesAt: event.closes_at.toISOString(),
+                },
+              ]
+            : [],
+        );
+      }),
+    };
   }
 
-  async eventDetail(event: EventRow, range: PriceRange) {
-    const options = await this.markets.optionsOf(this.db, [event.id]);
+  async getEvent(slug: string, range: PriceRange, includeDrafts = false) {
+    const event = await this.markets.findEventBySlug(this.publicReads, slug);
+    if (!event || (event.status === 'draft' && !includeDrafts)) throw new NotFoundError('Event');
+    return this.eventDetail(event, range, this.publicReads);
+  }
+
+  async eventDetail(event: EventRow, range: PriceRange, db: Kysely<DB> = this.db) {
+    const options = await this.markets.optionsOf(db, [event.id]);
     const rangeMs = RANGE_MS[range];
-    const history = await this.markets.priceHistory(
-      this.db,
+    const history = await this.figures.priceHistory(
+      db,
       options.map((o) => o.id),
       rangeMs === null ? null : new Date(Date.now() - rangeMs),
       HISTORY_POINTS,
@@ -110,16 +156,17 @@ export class MarketCatalogue {
   }
 
   /** The YES price shown for an option now (see `shownPrices`); 50 for an unknown option. */
-  async shownYesPrice(optionId: number): Promise<number> {
-    const option = await this.markets.findOption(this.db, optionId);
-    const event = option && (await this.markets.findEventById(this.db, option.event_id));
+  /** Read through `db`, the caller's transaction when it holds one (the embedded database has one session). */
+  async shownYesPrice(optionId: number, db: Queryable = this.db): Promise<number> {
+    const option = await this.markets.findOption(db, optionId);
+    const event = option && (await this.markets.findEventById(db, option.event_id));
     if (!option || !event) return 50;
-    const options = await this.markets.optionsOf(this.db, [event.id]);
+    const options = await this.markets.optionsOf(db, [event.id]);
     return shownPrices(event, options).get(optionId)?.yesPriceCents ?? 50;
   }
 
   async lookup(slug: string) {
-    const event = await this.markets.findEventBySlug(this.db, slug);
+    const event = await this.markets.findEventBySlug(this.publicReads, slug);
     if (!event || event.status === 'draft') throw new NotFoundError('Event');
     return { id: String(event.id), slug: event.slug, title: event.title, status: event.status };
   }
@@ -141,9 +188,9 @@ export class MarketCatalogue {
 
   async leaderboard(limit: number) {
     const [profit, volume, predictions] = await Promise.all([
-      this.markets.leaderboard(this.db, 'profit', limit),
-      this.markets.leaderboard(this.db, 'volume', limit),
-      this.markets.leaderboard(this.db, 'predictions', limit),
+      this.figures.leaderboard(this.publicReads, 'profit', limit),
+      this.figures.leaderboard(this.publicReads, 'volume', limit),
+      this.figures.leaderboard(this.publicReads, 'predictions', limit),
     ]);
     const rank = (rows: { user_id: number; username: string; value: number }[]) =>
       rows.map((row, index) => ({

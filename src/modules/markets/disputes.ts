@@ -3,7 +3,7 @@ import type { DB } from '../../platform/db/schema.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { decodeCursor, toPage } from '../../platform/http.js';
 import type { NotificationsService } from '../notifications/service.js';
-import type { TradingService } from '../trading/service.js';
+import type { TradingReads } from '../trading/reads.js';
 import type { CatalogueChanges } from './changes.js';
 import type { DisputeRow, DisputesRepository } from './disputes-repository.js';
 import {
@@ -25,7 +25,7 @@ export class MarketDisputes {
     private readonly db: Kysely<DB>,
     private readonly markets: MarketsRepository,
     private readonly disputes: DisputesRepository,
-    private readonly trading: TradingService,
+    private readonly trading: Pick<TradingReads, 'hasHeldPosition'>,
     private readonly notifications: NotificationsService,
     private readonly changes: CatalogueChanges,
     private readonly lifecycle: MarketLifecycle,

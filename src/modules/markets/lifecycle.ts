@@ -1,16 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { Outcome } from '../../exchange/positions.js';
+import { yesPayoutOf } from '../../exchange/positions.js';
+import { voidPayouts } from '../../exchange/settlement.js';
 import type { DB } from '../../platform/db/schema.js';
 import type { Tx } from '../../platform/db/types.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { TradingService } from '../trading/service.js';
+import type { SettlementService } from '../trading/settlement.js';
 import type { MarketCatalogue } from './catalogue.js';
 import type { CatalogueChanges } from './changes.js';
 import type { DisputesRepository } from './disputes-repository.js';
 import { DisputePendingError, InvalidTransitionError } from './errors.js';
+import { LifecycleRepository } from './lifecycle-repository.js';
 import type { EventRow, MarketsRepository, OptionRow } from './repository.js';
-import { formatCents } from './views.js';
+import { formatCents, shownPrices } from './views.js';
 
 export interface LifecycleSettings {
   disputeWindowHours: number;
@@ -23,11 +27,16 @@ export type OptionOutcomes = { optionId: string; outcome: Outcome }[];
  * resolved (an outcome per option) → settled (paid, after the dispute window), each step in one transaction.
  */
 export class MarketLifecycle {
+  private readonly rows = new LifecycleRepository();
+
   constructor(
     private readonly db: Kysely<DB>,
     private readonly markets: MarketsRepository,
     private readonly disputes: DisputesRepository,
-    private readonly trading: TradingService,
+    private readonly exchange: {
+      trading: Pick<TradingService, 'lockEventMarkets' | 'closeOption'>;
+      settlement: Pick<SettlementService, 'previewSettlement' | 'settleOption'>;
+    },
     private readonly notifications: NotificationsService,
     private readonly changes: CatalogueChanges,
     private readonly catalogue: MarketCatalogue,
@@ -64,9 +73,9 @@ export class MarketLifecycle {
    * are all locked first, in the pipeline's order, before any balance is touched.
    */
   private async closeInTransaction(trx: Tx, event: EventRow): Promise<void> {
-    await this.trading.lockEventMarkets(trx, event.id);
+    await this.exchange.trading.lockEventMarkets(trx, event.id);
     for (const option of await this.markets.optionsOf(trx, [event.id])) {
-      await this.trading.closeOption(trx, option.id);
+      await this.exchange.trading.closeOption(trx, option.id);
     }
     await this.markets.setEventStatus(trx, event.id, 'closed', 'closed_at');
   }
@@ -93,7 +102,7 @@ export class MarketLifecycle {
    * NO, or all VOID (400 with the reason otherwise). Used by resolution and by an upheld dispute.
    */
   async applyOutcomes(trx: Tx, event: EventRow, outcomes: OptionOutcomes): Promise<void> {
-    await this.trading.lockEventMarkets(trx, event.id);
+    await this.exchange.trading.lockEventMarkets(trx, event.id);
     const options = await this.markets.optionsOf(trx, [event.id]);
     const given = new Map(outcomes.map((o) => [Number(o.optionId), o.outcome]));
     const unknown = [...given.keys()].filter((optionId) => !options.some((o) => o.id === optionId));
@@ -111,7 +120,12 @@ export class MarketLifecycle {
       ]);
     }
     if (event.exclusive) checkExclusiveOutcomes(options, given);
-    for (const [optionId, outcome] of given) await this.markets.setOptionResolution(trx, optionId, outcome);
+    // A voided exclusive event shares 100 out over its options' YES shares, so that a complete set pays 100.
+    const voided = event.exclusive ? voidPayouts(options.map((o) => o.id)) : new Map<number, number>();
+    for (const [optionId, outcome] of given) {
+      const yesPayoutCents = yesPayoutOf(outcome, voided.get(optionId));
+      await this.rows.setOptionResolution(trx, optionId, outcome, yesPayoutCents);
+    }
   }
 
   /**
@@ -134,7 +148,10 @@ export class MarketLifecycle {
     }[] = [];
     for (const option of options) {
       const outcome = option.resolution ?? 'VOID';
-      const preview = await this.trading.previewSettlement(option, outcome);
+      const preview = await this.exchange.settlement.previewSettlement(
+        option,
+        option.yes_payout_cents ?? yesPayoutOf(outcome),
+      );
       for (const userId of preview.holderIds) holders.add(userId);
       previews.push({
         optionId: String(option.id),
@@ -169,11 +186,16 @@ export class MarketLifecycle {
   }
 
   private async settleInTransaction(trx: Tx, event: EventRow): Promise<void> {
-    await this.trading.lockEventMarkets(trx, event.id);
+    await this.exchange.trading.lockEventMarkets(trx, event.id);
     const options = await this.markets.optionsOf(trx, [event.id]);
+    await this.rows.setClosingChances(trx, shownPrices(event, options));
     const paid = new Map<number, { payout: number; pnl: number }>();
     for (const option of options) {
-      const records = await this.trading.settleOption(trx, option.id, event.id, option.resolution ?? 'VOID');
+      const outcome = option.resolution ?? 'VOID';
+      const records = await this.exchange.settlement.settleOption(trx, option.id, event.id, {
+        outcome,
+        yesPayoutCents: option.yes_payout_cents ?? yesPayoutOf(outcome),
+      });
       for (const record of records) {
         const total = paid.get(record.userId) ?? { payout: 0, pnl: 0 };
         total.payout += record.payoutCents;
@@ -202,7 +224,7 @@ export class MarketLifecycle {
   /** Job: settles resolved events whose dispute window has passed; safe on any number of instances. */
   async settleDueEvents(): Promise<number> {
     return this.changes.run(async (trx, changed) => {
-      const due = await this.markets.claimSettleable(trx, this.settings.disputeWindowHours, 5);
+      const due = await this.rows.claimSettleable(trx, this.settings.disputeWindowHours, 5);
       for (const { id } of due) {
         const event = await this.markets.findEventById(trx, id);
         if (event) await this.settleInTransaction(trx, event);
@@ -215,7 +237,7 @@ export class MarketLifecycle {
   /** Job: closes open events whose closing time has come. */
   async closeDueEvents(): Promise<number> {
     return this.changes.run(async (trx, changed) => {
-      const due = await this.markets.claimDueClosures(trx, 10);
+      const due = await this.rows.claimDueClosures(trx, 10);
       for (const { id } of due) {
         const event = await this.markets.findEventById(trx, id);
         if (event) await this.closeInTransaction(trx, event);
@@ -238,7 +260,7 @@ export class MarketLifecycle {
     text: (label: string, outcome: string) => { title: string; body: string },
   ) {
     const options = await this.markets.optionsOf(trx, [event.id]);
-    const holders = await this.markets.holdersOf(trx, event.id);
+    const holders = await this.rows.holdersOf(trx, event.id);
     await this.notifications.notify(
       trx,
       holders.map((holder) => {

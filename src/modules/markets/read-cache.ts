@@ -67,7 +67,7 @@ export class MarketReadCache {
   }
 
   listEvents(query: EventListQuery, serialize: Serialize<EventList>): Promise<string> {
-    const key = `events:${JSON.stringify([query.category, query.featured, query.q, query.status, query.cursor, query.limit])}`;
+    const key = `events:${JSON.stringify([query.ids, query.category, query.featured, query.q, query.status, query.cursor, query.limit])}`;
     return this.read(key, MARKET_READ_TTL_MS, async () => {
       const page = await this.markets.listEvents(query);
       return {
@@ -142,12 +142,14 @@ export class MarketReadCache {
 
   /** Follows the book changes of this process's trading transactions, and the catalogue changes it commits. */
   attach(trading: TradingService): void {
-    trading.onBookChanged(async (_trx, change) => {
-      const previous = this.unconfirmed.get(change.optionId)?.version ?? 0;
-      this.unconfirmed.set(change.optionId, {
-        version: Math.max(previous, change.bookVersion),
-        at: Date.now(),
-      });
+    trading.onBookChanged(async (_trx, changes) => {
+      for (const change of changes) {
+        const previous = this.unconfirmed.get(change.optionId)?.version ?? 0;
+        this.unconfirmed.set(change.optionId, {
+          version: Math.max(previous, change.bookVersion),
+          at: Date.now(),
+        });
+      }
     });
     this.changes.on(() => this.invalidateAll());
   }

@@ -1,8 +1,9 @@
 import { type Selectable, sql } from 'kysely';
 import type { EventsTable, OptionsTable } from '../../platform/db/schema.js';
 import type { Queryable } from '../../platform/db/types.js';
+import { searchMatches } from './search.js';
 
-export type EventRow = Omit<Selectable<EventsTable>, 'search'>;
+export type EventRow = Omit<Selectable<EventsTable>, 'search' | 'search_words'>;
 export type OptionRow = Selectable<OptionsTable>;
 
 /** NOTIFY channel of changes to the catalogue (events, options, lifecycle); the payload is `{"eventIds": [...]}`. */
@@ -29,6 +30,7 @@ const EVENT_COLUMNS = [
 ] as const;
 
 export interface EventFilter {
+  ids?: number[] | undefined;
   category?: string | undefined;
   featured?: boolean | undefined;
   q?: string | undefined;
@@ -76,9 +78,10 @@ export class MarketsRepository {
       .where('status', 'in', filter.statuses as EventRow['status'][])
       .orderBy('id', 'desc')
       .limit(filter.limit + 1);
+    if (filter.ids !== undefined) query = query.where('id', 'in', filter.ids);
     if (filter.category) query = query.where('category', '=', filter.category);
     if (filter.featured !== undefined) query = query.where('featured', '=', filter.featured);
-    if (filter.q) query = query.where(sql<boolean>`search @@ websearch_to_tsquery('english', ${filter.q})`);
+    if (filter.q) query = query.where(searchMatches(filter.q));
     if (filter.beforeId !== null) query = query.where('id', '<', filter.beforeId);
     return query.execute();
   }
@@ -110,6 +113,18 @@ export class MarketsRepository {
       .orderBy('event_id')
       .orderBy('sort_order')
       .orderBy('id')
+      .execute();
+  }
+
+  /** The events (of these statuses) holding any of these options. */
+  eventsOfOptions(db: Queryable, optionIds: number[], statuses: string[]): Promise<EventRow[]> {
+    if (optionIds.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('events')
+      .select(EVENT_COLUMNS)
+      .where('status', 'in', statuses as EventRow['status'][])
+      .where('id', 'in', (eb) => eb.selectFrom('options').select('event_id').where('id', 'in', optionIds))
+      .orderBy('id', 'desc')
       .execute();
   }
 
@@ -238,14 +253,6 @@ export class MarketsRepository {
       .execute();
   }
 
-  async setOptionResolution(
-    db: Queryable,
-    optionId: number,
-    resolution: 'YES' | 'NO' | 'VOID',
-  ): Promise<void> {
-    await db.updateTable('options').set({ resolution }).where('id', '=', optionId).execute();
-  }
-
   async countEvents(db: Queryable): Promise<number> {
     const row = await db
       .selectFrom('events')
@@ -254,115 +261,8 @@ export class MarketsRepository {
     return Number(row.n);
   }
 
-  /**
-   * The last traded YES price per option, bucketed so each option has at most `points` points; each point is
-   * stamped with the time of the trade that set it, never earlier than the first trade.
-   */
-  async priceHistory(
-    db: Queryable,
-    optionIds: number[],
-    since: Date | null,
-    points: number,
-  ): Promise<{ option_id: number; t: Date; price: number }[]> {
-    if (optionIds.length === 0) return [];
-    const bounds = await db
-      .selectFrom('fills')
-      .select([sql<Date | null>`min(created_at)`.as('first'), sql<Date | null>`max(created_at)`.as('last')])
-      .where('option_id', 'in', optionIds)
-      .$if(since !== null, (q) => q.where('created_at', '>=', since as Date))
-      .executeTakeFirst();
-    if (!bounds?.first || !bounds.last) return [];
-    const from = since ?? bounds.first;
-    const spanSeconds = Math.max(1, (bounds.last.getTime() - from.getTime()) / 1000);
-    const bucket = Math.max(1, Math.ceil(spanSeconds / points));
-    const rows = await sql<{ option_id: number; t: Date; price: number }>`
-      SELECT option_id, max(created_at) AS t, (array_agg(yes_price ORDER BY id DESC))[1] AS price
-      FROM fills
-      WHERE option_id = ANY(${sql.val(optionIds)}::bigint[]) AND created_at >= ${from}
-      GROUP BY option_id, floor(extract(epoch FROM created_at) / ${bucket})
-      ORDER BY option_id, t`.execute(db);
-    return rows.rows;
-  }
-
   /** Announces a change to these events; PostgreSQL delivers it to every listener when the transaction commits. */
   async notifyCatalogueChanged(db: Queryable, eventIds: number[]): Promise<void> {
     await sql`SELECT pg_notify(${CATALOGUE_CHANNEL}, ${JSON.stringify({ eventIds })})`.execute(db);
-  }
-
-  /**
-   * Traders ranked by one measure (defined in the API docs), suspended accounts left out. Profit ranks everyone
-   * with a realized result, losses included, so the board is never empty while someone has sold or been paid.
-   */
-  async leaderboard(db: Queryable, measure: 'profit' | 'volume' | 'predictions', limit: number) {
-    const query =
-      measure === 'profit'
-        ? sql<{ user_id: number; username: string; value: number }>`
-            SELECT p.user_id, u.username, sum(p.realized_pnl_cents)::bigint AS value
-            FROM positions p JOIN users u ON u.id = p.user_id
-            WHERE u.suspended_at IS NULL
-            GROUP BY p.user_id, u.username HAVING bool_or(p.realized_pnl_cents <> 0)
-            ORDER BY value DESC, p.user_id LIMIT ${limit}`
-        : measure === 'volume'
-          ? sql<{ user_id: number; username: string; value: number }>`
-            SELECT t.user_id, u.username, sum(t.quantity * t.price_cents)::bigint AS value
-            FROM trades t JOIN users u ON u.id = t.user_id
-            WHERE u.suspended_at IS NULL
-            GROUP BY t.user_id, u.username
-            ORDER BY value DESC, t.user_id LIMIT ${limit}`
-          : sql<{ user_id: number; username: string; value: number }>`
-            SELECT s.user_id, u.username, count(*)::bigint AS value
-            FROM position_settlements s JOIN users u ON u.id = s.user_id
-            WHERE s.outcome = s.side AND s.quantity > 0 AND u.suspended_at IS NULL
-            GROUP BY s.user_id, u.username
-            ORDER BY value DESC, s.user_id LIMIT ${limit}`;
-    return (await query.execute(db)).rows;
-  }
-
-  /** Resolved events whose dispute window has passed with no dispute pending, claimed for settlement. */
-  claimSettleable(db: Queryable, windowHours: number, limit: number) {
-    return db
-      .selectFrom('events as e')
-      .select(['e.id'])
-      .where('e.status', '=', 'resolved')
-      .where('e.resolved_at', '<=', new Date(Date.now() - windowHours * 3_600_000))
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('disputes as d')
-              .select('d.id')
-              .whereRef('d.event_id', '=', 'e.id')
-              .where('d.status', '=', 'pending'),
-          ),
-        ),
-      )
-      .orderBy('e.resolved_at')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-  }
-
-  claimDueClosures(db: Queryable, limit: number) {
-    return db
-      .selectFrom('events')
-      .select('id')
-      .where('status', '=', 'open')
-      .where('closes_at', '<=', new Date())
-      .orderBy('closes_at')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-  }
-
-  /** Everyone holding shares in an event's options. */
-  holdersOf(db: Queryable, eventId: number) {
-    return db
-      .selectFrom('positions as p')
-      .innerJoin('options as o', 'o.id', 'p.option_id')
-      .select(['p.user_id', 'p.option_id', 'p.side', 'p.quantity'])
-      .where('o.event_id', '=', eventId)
-      .where('p.quantity', '>', 0)
-      .execute();
   }
 }

@@ -10,8 +10,12 @@ import {
   DisputeView,
   EventDetail,
   EventListItem,
+  ExchangeStatus,
+  IdList,
   Leaderboard,
+  OptionListItem,
   OrderBookView,
+  ServerTime,
 } from './schemas.js';
 
 const tags = ['Markets'];
@@ -30,7 +34,7 @@ export function sendJson(reply: FastifyReply, json: string) {
 }
 
 export const marketsRoutes: FastifyPluginAsyncTypebox<{
-  markets: Pick<Markets, 'catalogue' | 'disputes'>;
+  markets: Pick<Markets, 'catalogue' | 'disputes' | 'status'>;
   reads: MarketReadCache;
 }> = async (app, { markets, reads }) => {
   app.get(
@@ -41,9 +45,12 @@ export const marketsRoutes: FastifyPluginAsyncTypebox<{
         summary: 'List markets',
         description:
           'Newest first. `category` filters by category, `featured=1` to featured markets, `q` is a full-text ' +
-          'search over titles and descriptions (web-search syntax: words, "quoted phrases", -excluded), `status` ' +
-          'to one lifecycle state (default: all but drafts). Cursor-paginated.',
+          'search over titles and descriptions (web-search syntax: words, "quoted phrases", -excluded; each word also ' +
+          'matches as the start of a word, `infl` finding "Inflation"), `status` ' +
+          'to one lifecycle state (default: all but drafts), `ids` to the events named (unknown ids are left out). ' +
+          'Cursor-paginated.',
         querystring: Type.Object({
+          ids: Type.Optional(IdList('events')),
           category: Type.Optional(Type.String({ maxLength: 60 })),
           featured: Type.Optional(
             Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')]),
@@ -58,9 +65,10 @@ export const marketsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const { featured, limit, ...rest } = request.query;
+      const { featured, limit, ids, ...rest } = request.query;
       const query = {
         ...rest,
+        ids: ids === undefined ? undefined : [...new Set(ids.split(',').map(Number))],
         featured: featured === undefined ? undefined : featured === '1' || featured === 'true',
         limit: limit ?? 50,
       };
@@ -130,6 +138,57 @@ export const marketsRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const optionId = Number(request.params.optionId);
       return sendJson(reply, await reads.orderBook(optionId, serializer(reply)));
+    },
+  );
+
+  app.get(
+    '/api/options',
+    {
+      schema: {
+        tags,
+        summary: 'Options by id, with their prices and events',
+        description:
+          'The options named by `ids` (up to 100) of public markets, each with its prices, volume, resolution and ' +
+          'the event it belongs to; unknown ids and draft markets are left out. Newest event first, and within an ' +
+          'event the options in their order.',
+        querystring: Type.Object({ ids: IdList('options') }),
+        response: { 200: Type.Object({ data: Type.Array(OptionListItem) }), ...errors(400) },
+      },
+    },
+    async (request) => markets.catalogue.optionsByIds([...new Set(request.query.ids.split(',').map(Number))]),
+  );
+
+  app.get(
+    '/api/status',
+    {
+      schema: {
+        tags,
+        summary: 'Trading status of the exchange and of the markets where it differs',
+        description:
+          'Whether orders are taken now: `trading`, `post_only` (only post-only limit orders; 409 POST_ONLY_MODE ' +
+          'for the rest) or `maintenance` (no new orders, amends or conversions; 503 MAINTENANCE with ' +
+          '`Retry-After`). Operators set it for the whole exchange and may hold single markets stricter, listed in ' +
+          '`markets`; cancels always work. Also the server’s clock and the fees. A change reaches every instance ' +
+          'within a second.',
+        response: { 200: ExchangeStatus },
+      },
+    },
+    async () => markets.status.view(),
+  );
+
+  app.get(
+    '/api/time',
+    {
+      schema: {
+        tags,
+        summary: 'The server’s clock',
+        description: 'For clients that sign, expire or schedule against the exchange’s time.',
+        response: { 200: ServerTime },
+      },
+    },
+    async () => {
+      const now = Date.now();
+      return { serverTime: new Date(now).toISOString(), epochMs: now };
     },
   );
 

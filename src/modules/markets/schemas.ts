@@ -131,3 +131,70 @@ export const DisputeBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** A comma-separated list of up to 100 numeric ids, as a query parameter. */
+export const IdList = (what: string) =>
+  Type.String({
+    pattern: '^[1-9][0-9]{0,15}(,[1-9][0-9]{0,15}){0,99}$',
+    maxLength: 1700,
+    description: `Only these ${what}: up to 100 ids, comma-separated`,
+  });
+
+export const OptionListItem = Type.Composite(
+  [
+    OptionView,
+    Type.Object({
+      eventId: IdString,
+      eventSlug: Type.String(),
+      eventTitle: Type.String(),
+      eventStatus: EventStatus,
+      exclusive: Type.Boolean({ description: 'The option is one of an exclusive event’s' }),
+      closesAt: DateTime,
+    }),
+  ],
+  { description: 'An option with the event it belongs to' },
+);
+
+const TradingStatusSchema = Type.Union(
+  [Type.Literal('trading'), Type.Literal('post_only'), Type.Literal('maintenance')],
+  {
+    description:
+      '`trading`: orders of every kind are taken. `post_only`: only post-only limit orders (409 POST_ONLY_MODE ' +
+      'for the rest). `maintenance`: no new orders, amends or conversions (503 MAINTENANCE). Cancels always work',
+  },
+);
+
+export const ExchangeStatus = Type.Object({
+  status: TradingStatusSchema,
+  message: Nullable(Type.String({ description: 'What the operators say about it' })),
+  updatedAt: DateTime,
+  serverTime: DateTime,
+  takerFeeBps: Type.Integer({ description: 'Taker fee in basis points of notional (TAKER_FEE_BPS)' }),
+  makerFeeBps: Type.Integer({ description: 'Makers pay no fee' }),
+  markets: Type.Array(
+    Type.Object({
+      eventId: IdString,
+      eventSlug: Type.String(),
+      status: TradingStatusSchema,
+      message: Nullable(Type.String()),
+      updatedAt: DateTime,
+    }),
+    {
+      description:
+        'The markets held stricter than the exchange; every other open market trades as `status` says',
+    },
+  ),
+});
+
+export const SetTradingStatusBody = Type.Object(
+  {
+    status: TradingStatusSchema,
+    message: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ServerTime = Type.Object({
+  serverTime: DateTime,
+  epochMs: Type.Integer({ description: 'Milliseconds since the Unix epoch' }),
+});

@@ -18,25 +18,43 @@ export interface ShownPrice {
  * The YES price and chance shown for each option of an event. An independent option shows its own: its last trade,
  * else its house maker's price, else 50. An exclusive event shows chances that add up to exactly 100 %: its house
  * maker's (which every trade with the house moves, in all options at once), or without one the options' last traded
- * prices scaled to add up, an untraded option counting as an even share.
+ * prices scaled to add up, an untraded option counting as an even share. A settled event shows the chances it
+ * was settled at.
  */
 export function shownPrices(event: EventRow, options: OptionRow[]): Map<number, ShownPrice> {
+  const closing = closingChances(event, options);
+  if (closing) return closing;
   if (!event.exclusive) return new Map(options.map((o) => [o.id, shownOf(displayYesPrice(o) * 100)]));
-  const house = eventHouseOf(
-    event.liquidity_b,
-    options.map((o) => ({
-      optionId: o.id,
-      offset: o.amm_offset,
-      yesShares: o.amm_yes_shares,
-      noShares: o.amm_no_shares,
-    })),
-  );
+  // Settling pays out the house maker's inventory: what is left of it is the opening odds, not the market's.
+  const house =
+    event.status === 'settled'
+      ? null
+      : eventHouseOf(
+          event.liquidity_b,
+          options.map((o) => ({
+            optionId: o.id,
+            offset: o.amm_offset,
+            yesShares: o.amm_yes_shares,
+            noShares: o.amm_no_shares,
+          })),
+        );
   const chances = house?.chances();
   const weights = options.map(
     (o) => chances?.get(o.id) ?? o.last_yes_price ?? PAYOUT_CENTS / Math.max(1, options.length),
   );
   const bps = apportion(weights, 10_000);
   return new Map(options.map((o, index) => [o.id, shownOf(bps[index] as number)]));
+}
+
+/** A settled event shows the chances kept when it was settled (none for events settled before they were kept). */
+function closingChances(event: EventRow, options: OptionRow[]): Map<number, ShownPrice> | null {
+  if (event.status !== 'settled') return null;
+  const shown = new Map<number, ShownPrice>();
+  for (const option of options) {
+    if (option.closing_probability_bps === null) return null;
+    shown.set(option.id, shownOf(option.closing_probability_bps));
+  }
+  return shown;
 }
 
 function shownOf(probabilityBps: number): ShownPrice {

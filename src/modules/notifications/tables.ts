@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { CreatedAt, Id, Timestamp } from '../../platform/db/schema.js';
+import type { CreatedAt, Id, Timestamp } from '../../platform/db/columns.js';
 
 export interface NotificationsTable {
   id: Id;

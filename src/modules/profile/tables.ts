@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { CreatedAt, Id, UpdatedAt } from '../../platform/db/schema.js';
+import type { CreatedAt, Id, UpdatedAt } from '../../platform/db/columns.js';
 
 export interface UserPreferencesTable {
   user_id: number;

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db/types.js';
-import type { DiscussionRepository } from './repository.js';
+import type { DiscussionRepository } from './discussion-repository.js';
 
 /** What a change did to a post: it appeared, its likes or comments changed, or it is gone (deleted or hidden). */
 export type DiscussionChangeKind = 'created' | 'updated' | 'removed';

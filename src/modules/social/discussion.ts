@@ -4,9 +4,9 @@ import { NotFoundError } from '../../platform/errors.js';
 import { decodeCursor, type PageOf, toPage } from '../../platform/http.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { DiscussionEvents } from './discussion-events.js';
+import type { CommentRow, DiscussionRepository, PostRow } from './discussion-repository.js';
 import { NotYourContentError } from './errors.js';
 import { NO_CARD, type People, type PersonCard } from './people.js';
-import type { CommentRow, DiscussionRepository, PostRow } from './repository.js';
 import { plainText, TEXT_LIMITS } from './text.js';
 
 export interface Author extends PersonCard {

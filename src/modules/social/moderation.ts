@@ -7,7 +7,7 @@ import type { CredentialChange, CredentialChanges } from '../accounts/credential
 import type { NotificationsService } from '../notifications/service.js';
 import type { DiscussionEvents } from './discussion-events.js';
 import { AlreadyReportedError, CannotSuspendAdminError, ReportNotOpenError } from './errors.js';
-import type { ModerationRepository, ReportRow } from './repository.js';
+import type { ModerationRepository, ReportRow } from './moderation-repository.js';
 import type { ReportStatus, ReportTargetType } from './tables.js';
 import { optionalText, plainText, TEXT_LIMITS } from './text.js';
 

@@ -3,23 +3,21 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.js';
 import type { CredentialChanges } from '../accounts/credentials.js';
 import type { GamificationModule } from '../gamification/module.js';
-import type { MarketEditing } from '../markets/editing.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { ProfileModule } from '../profile/module.js';
 import { socialAdminRoutes } from './admin-routes.js';
 import { DiscussionService } from './discussion.js';
 import { DiscussionEvents } from './discussion-events.js';
+import { DiscussionRepository } from './discussion-repository.js';
 import { ModerationService } from './moderation.js';
+import { ModerationRepository } from './moderation-repository.js';
 import { type People, peopleFrom } from './people.js';
+import { PerformanceRepository } from './performance-repository.js';
 import { ProfilesService } from './profiles.js';
-import {
-  DiscussionRepository,
-  ModerationRepository,
-  PerformanceRepository,
-  SuggestionsRepository,
-} from './repository.js';
 import { type SocialServices, socialRoutes } from './routes.js';
+import type { DraftEvents } from './suggestions.js';
 import { SuggestionsService } from './suggestions.js';
+import { SuggestionsRepository } from './suggestions-repository.js';
 
 export interface SocialModule extends SocialServices {
   /** Every change to a market's discussion, for the live stream. */
@@ -30,7 +28,7 @@ export interface SocialModule extends SocialServices {
 
 export function createSocial(deps: {
   db: Kysely<DB>;
-  markets: Pick<MarketEditing, 'createDraftEvent'>;
+  markets: DraftEvents;
   notifications: NotificationsService;
   profile: ProfileModule;
   gamification: GamificationModule;

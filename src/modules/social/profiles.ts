@@ -4,7 +4,7 @@ import { NotFoundError } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor, type PageOf } from '../../platform/http.js';
 import { BADGES_BY_ID } from '../gamification/badges.js';
 import { NO_CARD, type People } from './people.js';
-import type { PerformanceRepository, SettledPositionRow } from './repository.js';
+import type { PerformanceRepository, SettledPositionRow } from './performance-repository.js';
 
 /** Trending traders: activity and profit over the last TRENDING_WINDOW_DAYS days. */
 export const TRENDING_WINDOW_DAYS = 7;

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DB, EventStatus } from '../../platform/db/schema.js';
+import type { Tx } from '../../platform/db/types.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { decodeCursor, type PageOf, toPage } from '../../platform/http.js';
-import type { MarketEditing } from '../markets/editing.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { SuggestionNotPendingError, TooManyPendingSuggestionsError } from './errors.js';
-import type { SuggestionsRepository } from './repository.js';
+import type { SuggestionsRepository } from './suggestions-repository.js';
 import type { SuggestionStatus } from './tables.js';
 import { optionalText, plainText, TEXT_LIMITS } from './text.js';
 
@@ -41,12 +41,28 @@ export interface SuggestionView {
 
 type SuggestionRow = NonNullable<Awaited<ReturnType<SuggestionsRepository['find']>>>;
 
+/** What an approved suggestion needs of the markets: a draft event with plain options, in the caller's transaction. */
+export interface DraftEvents {
+  createDraftEvent(
+    trx: Tx,
+    input: {
+      slug?: string | undefined;
+      title: string;
+      description: string;
+      category: string;
+      resolutionSource: string | null;
+      closesAt: Date;
+      optionLabels: string[];
+    },
+  ): Promise<{ id: number; slug: string }>;
+}
+
 /** Markets proposed by users; an admin approves one into a draft event or rejects it with a reason. */
 export class SuggestionsService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly suggestions: SuggestionsRepository,
-    private readonly markets: Pick<MarketEditing, 'createDraftEvent'>,
+    private readonly markets: DraftEvents,
     private readonly notifications: NotificationsService,
   ) {}
 

@@ -7,6 +7,11 @@ interface Subscription {
   /** Book channels wait for their snapshot; messages that arrive meanwhile are kept in order. */
   ready: boolean;
   buffered: ServerMessage[];
+  /**
+   * The last seq the client has (from a snapshot, a replay or a message): a notice of a change committed before a
+   * snapshot or a replay was read may be heard after it was sent, and is then not sent again.
+   */
+  seq: number;
 }
 
 export class StreamClient {
@@ -27,7 +32,7 @@ export class StreamHub {
   private readonly channels = new Map<string, Set<StreamClient>>();
 
   add(client: StreamClient, channel: string, ready: boolean): void {
-    client.subscriptions.set(channel, { ready, buffered: [] });
+    client.subscriptions.set(channel, { ready, buffered: [], seq: -1 });
     let members = this.channels.get(channel);
     if (!members) {
       members = new Set();
@@ -67,8 +72,12 @@ export class StreamHub {
     for (const client of this.channels.get(channel) ?? []) {
       const subscription = client.subscriptions.get(channel);
       if (!subscription) continue;
-      if (subscription.ready) client.send(message);
-      else subscription.buffered.push(message);
+      if (!subscription.ready) subscription.buffered.push(message);
+      else if (typeof message.seq !== 'number') client.send(message);
+      else if (message.seq > subscription.seq) {
+        subscription.seq = message.seq;
+        client.send(message);
+      }
     }
   }
 
@@ -76,8 +85,13 @@ export class StreamHub {
   markReady(client: StreamClient, channel: string, seq: number): void {
     const subscription = client.subscriptions.get(channel);
     if (!subscription) return;
+    subscription.seq = seq;
     for (const message of subscription.buffered) {
-      if (typeof message.seq !== 'number' || message.seq > seq) client.send(message);
+      if (typeof message.seq !== 'number') client.send(message);
+      else if (message.seq > subscription.seq) {
+        subscription.seq = message.seq;
+        client.send(message);
+      }
     }
     subscription.buffered = [];
     subscription.ready = true;

@@ -1,11 +1,15 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
 import type { FastifyPluginAsync } from 'fastify';
 import type { CredentialResolver } from '../../platform/auth.js';
 import { AddressBudget } from '../../platform/connections.js';
 import { isDatabaseUnavailable } from '../../platform/db/types.js';
 import { TooManyConnectionsError } from '../../platform/errors.js';
+import { errors } from '../../platform/http.js';
 import { StreamClient } from './hub.js';
+import { Replay, ReplayQuery } from './schemas.js';
 import { StreamError, type StreamService } from './service.js';
+import type { StreamWindow } from './window.js';
 
 const MAX_SUBSCRIPTIONS = 100;
 /** The largest message a client may send; a bigger one closes the connection with 1009 (message too big). */
@@ -23,6 +27,12 @@ channel), then send JSON messages:
   levels it changed, as they now stand (quantity 0 = gone). Every book message carries \`seq\`, the book version:
   consecutive per option. A client that sees a gap sends \`{"op":"resync","channel":"book:<optionId>"}\` and gets a
   fresh snapshot.
+- \`{"op":"subscribe","channel":"book:<optionId>","lastSeq":<seq>}\` after a reconnection (to this instance or any
+  other), with the last \`seq\` you hold: \`resumed\` (\`lastSeq\`, \`seq\`, \`replayed\`), then exactly the deltas you
+  missed, then live ones. When they are no longer all kept (the window keeps the last \`STREAM_WINDOW_MESSAGES\`, 1000 by
+  default, changes of each option for at most \`STREAM_WINDOW_SECONDS\`, 300 by default), a \`gap\` message says so and a fresh \`snapshot\`
+  follows. \`trades:<optionId>\` resumes the same way (on a \`gap\`, reload the tape over the REST API); the same
+  messages are at \`GET /api/stream/replay\`. The other channels keep no window: \`lastSeq\` there answers \`gap\`.
 - \`{"op":"subscribe","channel":"trades:<optionId>"}\`: \`trades\` messages with the executions (YES price, quantity,
   taker's side and action, time).
 - \`{"op":"subscribe","channel":"event:<eventId>"}\`: \`market\` when the market's status changes (closed, resolved,
@@ -46,6 +56,7 @@ commit, on every instance. The AsyncAPI 3 document at \`/api/asyncapi.json\` des
 interface ClientMessage {
   op?: unknown;
   channel?: unknown;
+  lastSeq?: unknown;
 }
 
 export const streamRoutes: FastifyPluginAsync<{
@@ -116,7 +127,7 @@ export const streamRoutes: FastifyPluginAsync<{
           client.send({ type: 'error', code: 'BAD_REQUEST', error: 'Messages are JSON objects' });
           return;
         }
-        const { op, channel } = message ?? {};
+        const { op, channel, lastSeq } = message ?? {};
         if (typeof channel !== 'string' || channel.length === 0) {
           client.send({ type: 'error', code: 'BAD_REQUEST', error: 'Name a channel' });
           return;
@@ -131,7 +142,7 @@ export const streamRoutes: FastifyPluginAsync<{
             if (client.subscriptions.size >= MAX_SUBSCRIPTIONS) {
               throw new StreamError('TOO_MANY_SUBSCRIPTIONS', `At most ${MAX_SUBSCRIPTIONS} subscriptions`);
             }
-            await stream.subscribe(client, channel);
+            await stream.subscribe(client, channel, lastSeqOf(lastSeq));
           } else if (op === 'unsubscribe') stream.unsubscribe(client, channel);
           else if (op === 'resync') await stream.resync(client, channel);
           else throw new StreamError('BAD_REQUEST', 'op must be subscribe, unsubscribe or resync');
@@ -148,5 +159,37 @@ export const streamRoutes: FastifyPluginAsync<{
         });
       };
     },
+  );
+};
+
+/** The `lastSeq` of a subscribe message: absent, or a whole number from 0. */
+function lastSeqOf(value: unknown): number | null {
+  if (value === undefined) return null;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  throw new StreamError('BAD_REQUEST', 'lastSeq must be a whole number, 0 or more');
+}
+
+export const streamReplayRoutes: FastifyPluginAsyncTypebox<{ window: StreamWindow }> = async (
+  app,
+  { window },
+) => {
+  app.get(
+    '/api/stream/replay',
+    {
+      schema: {
+        tags: ['Market data'],
+        summary: 'The stream messages of a book or trades channel from a seq',
+        description:
+          'The `delta` (book) or `trades` messages the stream sent from `fromSeq` on, as a subscription resumed ' +
+          'with `lastSeq` = fromSeq − 1 receives them, from the window every instance shares: the last ' +
+          '`STREAM_WINDOW_MESSAGES` (default 1000) changes of each option, for at most `STREAM_WINDOW_SECONDS` ' +
+          '(default 300). ' +
+          'Older than that: 410 `SEQ_OUTSIDE_WINDOW`; start again from `GET /api/orderbook/{optionId}`.',
+        querystring: ReplayQuery,
+        response: { 200: Replay, ...errors(400, 404, 410) },
+      },
+    },
+    async (request) =>
+      window.replay(request.query.channel, request.query.fromSeq, request.query.limit ?? 100),
   );
 };

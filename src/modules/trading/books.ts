@@ -3,7 +3,7 @@ import type { BookState } from '../../exchange/decision.js';
 import { OrderBook } from '../../exchange/order-book.js';
 import { isResting, restingOf } from '../../exchange/orders.js';
 import type { Tx } from '../../platform/db/types.js';
-import type { LockedOption, TradingRepository } from './repository.js';
+import type { LockedOption, OrderRow, TradingRepository } from './repository.js';
 import { orderStateOf } from './rows.js';
 
 interface HeldBook {
@@ -33,30 +33,54 @@ export class BookCache {
     this.books = new LRUCache({ max: maxBooks });
   }
 
-  /** The option's book for a transaction that holds its lock and is about to change it. */
-  async load(trx: Tx, option: LockedOption): Promise<BookState> {
-    const taken = this.writing.get(trx);
-    if (taken) taken.push(option.id);
-    else this.writing.set(trx, [option.id]);
-    const held = this.books.get(option.id);
-    if (held && held.version === option.book_version && (held.writer === null || held.writer === trx)) {
-      held.writer = trx;
-      return held.state;
+  /**
+   * The books of options a transaction holds the locks of and is about to change, read in one statement whatever
+   * their number: the resting orders of those not in memory, and the orders changed since of those behind.
+   */
+  async loadMany(trx: Tx, options: LockedOption[]): Promise<Map<number, BookState>> {
+    const books = new Map<number, BookState>();
+    const whole: number[] = [];
+    const behind: { optionId: number; version: number }[] = [];
+    for (const option of options) {
+      const taken = this.writing.get(trx);
+      if (taken) taken.push(option.id);
+      else this.writing.set(trx, [option.id]);
+      const held = this.books.get(option.id);
+      if (held && held.version === option.book_version && (held.writer === null || held.writer === trx)) {
+        held.writer = trx;
+        books.set(option.id, held.state);
+      } else if (held && held.writer === null && held.version < option.book_version)
+        behind.push({ optionId: option.id, version: held.version });
+      else whole.push(option.id);
     }
-    if (held && held.writer === null && held.version < option.book_version) {
-      await this.catchUp(trx, option, held.state, held.version);
-      held.version = option.book_version;
-      held.writer = trx;
-      return held.state;
+    if (whole.length === 0 && behind.length === 0) return books;
+    const rows = new Map<number, OrderRow[]>();
+    for (const row of await this.trading.bookRows(trx, whole, behind)) {
+      const own = rows.get(row.option_id);
+      if (own) own.push(row);
+      else rows.set(row.option_id, [row]);
     }
-    const open = await this.trading.openOrdersOf(trx, option.id);
-    const orders = open.map(orderStateOf);
-    const state: BookState = {
-      book: new OrderBook(orders.map(restingOf)),
-      orders: new Map(orders.map((order) => [order.id, order])),
-    };
-    this.books.set(option.id, { version: option.book_version, state, writer: trx });
-    return state;
+    const catchingUp = new Set(behind.map((b) => b.optionId));
+    for (const option of options) {
+      if (books.has(option.id)) continue;
+      const own = rows.get(option.id) ?? [];
+      const held = this.books.get(option.id);
+      if (held && catchingUp.has(option.id)) {
+        applyChanges(held.state, own);
+        held.version = option.book_version;
+        held.writer = trx;
+        books.set(option.id, held.state);
+        continue;
+      }
+      const orders = own.map(orderStateOf);
+      const state: BookState = {
+        book: new OrderBook(orders.map(restingOf)),
+        orders: new Map(orders.map((order) => [order.id, order])),
+      };
+      this.books.set(option.id, { version: option.book_version, state, writer: trx });
+      books.set(option.id, state);
+    }
+    return books;
   }
 
   /** The book in memory now stands at `version`, written by `trx`. */
@@ -78,19 +102,20 @@ export class BookCache {
     }
     this.writing.delete(trx);
   }
+}
 
-  private async catchUp(trx: Tx, option: LockedOption, state: BookState, version: number): Promise<void> {
-    for (const row of await this.trading.ordersChangedSince(trx, option.id, version)) {
-      const order = orderStateOf(row);
-      if (!isResting(order)) {
-        state.book.remove(order.id);
-        state.orders.delete(order.id);
-        continue;
-      }
-      const remaining = order.quantity - order.filledQuantity;
-      if (state.book.has(order.id)) state.book.setRemaining(order.id, remaining);
-      else state.book.restore(restingOf(order));
-      state.orders.set(order.id, order);
+/** Brings a book up to date with orders changed since it was held (in id order). */
+function applyChanges(state: BookState, rows: OrderRow[]): void {
+  for (const row of rows) {
+    const order = orderStateOf(row);
+    if (!isResting(order)) {
+      state.book.remove(order.id);
+      state.orders.delete(order.id);
+      continue;
     }
+    const remaining = order.quantity - order.filledQuantity;
+    if (state.book.has(order.id)) state.book.setRemaining(order.id, remaining);
+    else state.book.restore(restingOf(order));
+    state.orders.set(order.id, order);
   }
 }

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { currentUser } from '../../platform/auth.js';
-import { ValidationError } from '../../platform/errors.js';
 import { decodeCursor, errors, IdParams, Page, PageQuery, toPage } from '../../platform/http.js';
+import type { TradingReads } from './reads.js';
 import { ConversionBody, ConversionView, EventSlugFilter, IdempotencyHeaders } from './schemas.js';
 import type { TradingService } from './service.js';
 import { conversionViewOf } from './views.js';
@@ -11,10 +11,11 @@ const tags = ['Trading'];
 const security = [{ bearerAuth: [] }];
 
 /** Conversions between the shares of an exclusive event's options. */
-export const conversionRoutes: FastifyPluginAsyncTypebox<{ trading: TradingService }> = async (
-  app,
-  { trading },
-) => {
+export const conversionRoutes: FastifyPluginAsyncTypebox<{
+  trading: TradingService;
+  reads: TradingReads;
+  maxQuantity: number;
+}> = async (app, { trading, reads, maxQuantity }) => {
   app.post(
     '/api/events/:id/conversions',
     {
@@ -35,22 +36,19 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<{ trading: TradingServi
           'to make retries safe: a retry returns the first result and never converts twice.',
         params: IdParams,
         headers: IdempotencyHeaders,
-        body: ConversionBody,
+        body: ConversionBody(maxQuantity),
         response: { 201: ConversionView, ...errors(400, 401, 402, 404, 409, 503) },
       },
     },
     async (request, reply) => {
-      const { type, quantity, optionIds } = request.body;
-      if (type === 'convert' && !optionIds) {
-        throw new ValidationError('A convert names the options whose NO shares it gives', [
-          { field: 'body.optionIds', message: 'is required for a convert' },
-        ]);
-      }
+      const { body } = request;
+      const { type, quantity } = body;
+      const optionIds = body.type === 'convert' ? body.optionIds : [];
       const key = request.headers['idempotency-key'];
       const result = await trading.convert(
         currentUser(request).userId,
         Number(request.params.id),
-        { kind: type, quantity, optionIds: (optionIds ?? []).map(Number) },
+        { kind: type, quantity, optionIds: optionIds.map(Number) },
         typeof key === 'string' ? key : null,
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
@@ -74,7 +72,7 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<{ trading: TradingServi
     async (request) => {
       const limit = request.query.limit ?? 50;
       const cursor = decodeCursor(request.query.cursor, 1);
-      const rows = await trading.listConversions(
+      const rows = await reads.listConversions(
         currentUser(request).userId,
         request.query.eventSlug,
         cursor ? Number(cursor[0]) : null,

@@ -1,3 +1,4 @@
+import type { KeyLimitRefusal } from '../../exchange/key-limits.js';
 import { AppError, ConflictError, ServiceUnavailableError } from '../../platform/errors.js';
 
 export class InsufficientSharesError extends ConflictError {
@@ -90,5 +91,40 @@ export class ReplayedRefusalError extends AppError {
   constructor(status: number, stored: unknown) {
     const body = (stored ?? {}) as { error?: string; code?: string; details?: unknown };
     super(status, body.code ?? 'CONFLICT', body.error ?? 'Refused', body.details);
+  }
+}
+
+/**
+ * A request was not decided within its deadline (REQUEST_DEADLINE_MS): it waited for its market that long, or
+ * what was set aside for it expired first. Nothing of it was written.
+ */
+export class RequestDeadlineError extends ServiceUnavailableError {
+  constructor(deadlineMs: number) {
+    super(
+      'REQUEST_DEADLINE_EXCEEDED',
+      `The order was not decided within ${deadlineMs} ms; nothing was placed, retry shortly`,
+      1,
+    );
+  }
+}
+
+/** The placing API key's risk limits refuse the order (src/exchange/key-limits.ts); nothing was placed or charged. */
+export class KeyLimitError extends ConflictError {
+  constructor(refusal: KeyLimitRefusal) {
+    const { code, ...details } = refusal;
+    super(code, keyLimitMessage(refusal), details);
+  }
+}
+
+function keyLimitMessage(refusal: KeyLimitRefusal): string {
+  switch (refusal.code) {
+    case 'KEY_ORDER_TOO_LARGE':
+      return `This API key places orders of at most ${refusal.limitCents} cents (this one is ${refusal.orderCents})`;
+    case 'KEY_OPEN_ORDERS_LIMIT':
+      return `This API key may have at most ${refusal.limit} orders resting (it has ${refusal.open})`;
+    case 'KEY_POSITION_LIMIT':
+      return `This API key may hold at most ${refusal.limitShares} shares of a side of an option (this could make ${refusal.wouldHold})`;
+    case 'KEY_DAILY_LOSS_LIMIT':
+      return `This API key may put at most ${refusal.limitCents} cents at risk a day (this could make ${refusal.wouldRiskCents})`;
   }
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.js';
+import type { OrderCancels } from './cancels.js';
 import type { HeartbeatRepository, HeartbeatRow } from './heartbeat-repository.js';
-import type { TradingService } from './service.js';
 
 /** What a credential's dead man's switch shows its owner. */
 export interface HeartbeatView {
@@ -25,7 +25,7 @@ export class HeartbeatService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly heartbeats: HeartbeatRepository,
-    private readonly trading: Pick<TradingService, 'cancelAll'>,
+    private readonly cancels: Pick<OrderCancels, 'cancelAll'>,
   ) {}
 
   /**
@@ -61,11 +61,14 @@ export class HeartbeatService {
    * (by a client that has since sent a heartbeat and armed the switch anew) is not the switch's to cancel.
    */
   private async fire(userId: number, credential: string, lapsedAt: Date): Promise<void> {
-    const cancelled = await this.trading.cancelAll(
+    const { cancelled, markets } = await this.cancels.cancelAll(
       userId,
       { placedBy: credential, placedBefore: lapsedAt },
       'heartbeat_lapsed',
     );
+    // A market that refused (busy, the database failing) keeps the switch armed: the next run cancels the rest.
+    const refused = markets.find((market) => market.refusedCount > 0);
+    if (refused) throw refused.error;
     await this.heartbeats.fired(this.db, credential, cancelled.length);
   }
 }

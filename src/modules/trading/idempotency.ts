@@ -1,7 +1,7 @@
 import type { Tx } from '../../platform/db/types.js';
 import { AppError, toErrorResponse } from '../../platform/errors.js';
 import { IdempotencyMismatchError, ReplayedRefusalError } from './errors.js';
-import type { TradingRepository } from './repository.js';
+import type { IdempotencyRepository } from './idempotency-repository.js';
 import type { BookOutcome, BookRequest, KeyedRequest } from './types.js';
 
 /** Whether a request is replayed by an idempotency key. */
@@ -30,7 +30,7 @@ export class IdempotencyRaceError extends Error {
  * it, every keyed request's answer is stored with it, a decided refusal included, so a retry is never decided twice.
  */
 export class BatchIdempotency {
-  constructor(private readonly trading: TradingRepository) {}
+  constructor(private readonly keys: IdempotencyRepository) {}
 
   /** What the batch's requests already have as their outcome; `outcomes` holds what is known before (reroutes). */
   async admit(trx: Tx, requests: BookRequest[], outcomes: (BookOutcome | undefined)[]): Promise<void> {
@@ -57,7 +57,7 @@ export class BatchIdempotency {
       const { userId, key, requestHash } = request;
       return [{ userId, key, requestHash, statusCode: answer.status, response: answer.body }];
     });
-    if ((await this.trading.insertIdempotencyResults(trx, stored)) !== stored.length)
+    if ((await this.keys.insertIdempotencyResults(trx, stored)) !== stored.length)
       throw new IdempotencyRaceError();
   }
 
@@ -66,7 +66,7 @@ export class BatchIdempotency {
       isKeyed(request) && request.key && !outcomes[index] ? [{ request, index }] : [],
     );
     if (keyed.length === 0) return;
-    const stored = await this.trading.findIdempotencyKeys(
+    const stored = await this.keys.findIdempotencyKeys(
       trx,
       keyed.map(({ request }) => ({ userId: request.userId, key: request.key as string })),
     );
@@ -96,9 +96,7 @@ export class BatchIdempotency {
     });
     if (named.length === 0) return;
     const used = new Set(
-      (await this.trading.usedClientOrderIds(trx, named)).map(
-        (row) => `${row.user_id}:${row.client_order_id}`,
-      ),
+      (await this.keys.usedClientOrderIds(trx, named)).map((row) => `${row.user_id}:${row.client_order_id}`),
     );
     for (const { userId, clientOrderId, index } of named)
       if (used.has(`${userId}:${clientOrderId}`)) outcomes[index] = { error: new IdempotencyMismatchError() };

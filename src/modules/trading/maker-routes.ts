@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { credentialOf, currentUser } from '../../platform/auth.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { credentialOf, currentUser, keyLimitsOf } from '../../platform/auth.js';
 import { toErrorResponse } from '../../platform/errors.js';
 import { errors, IdParams } from '../../platform/http.js';
-import type { MarketCatalogue } from '../markets/catalogue.js';
+import { givingBackOn503, orderCharge } from '../../platform/order-budget.js';
 import type { HeartbeatService } from './heartbeats.js';
-import { limitOrderOf } from './routes.js';
 import {
   AmendBody,
   AmendResult,
@@ -17,9 +16,11 @@ import {
   CancelOrdersResult,
   HeartbeatBody,
   HeartbeatView,
-  IdempotencyHeaders,
-} from './schemas.js';
+} from './maker-schemas.js';
+import { limitOrderOf } from './routes.js';
+import { IdempotencyHeaders } from './schemas.js';
 import type { TradingService } from './service.js';
+import type { OptionResolver } from './types.js';
 
 const tags = ['Market makers'];
 const security = [{ bearerAuth: [] }];
@@ -42,13 +43,33 @@ function partOf(
 }
 
 /**
+ * One answer shape for a request of many parts that a passing fault (503) refused: when nothing was done and every
+ * part refused met a 503, the whole request is refused with it (its status, code and Retry-After), as a single
+ * order would be; otherwise each part has its result, and Retry-After tells when the parts refused with 503 may be
+ * tried again.
+ */
+function refuseWholeOrRetryLater(done: number, refusals: unknown[], reply: FastifyReply): void {
+  const unavailable = refusals.filter((error) => toErrorResponse(error).status === 503);
+  if (unavailable.length === 0) return;
+  if (done === 0 && unavailable.length === refusals.length) throw unavailable[0];
+  const seconds = unavailable.map((error) => {
+    const details = toErrorResponse(error).body.details as { retryAfterSeconds?: unknown } | undefined;
+    return typeof details?.retryAfterSeconds === 'number' ? details.retryAfterSeconds : 1;
+  });
+  reply.header('retry-after', Math.max(...seconds));
+}
+
+const refusalsOf = (outcomes: ({ result: unknown } | { error: unknown })[]) =>
+  outcomes.flatMap((outcome) => ('error' in outcome ? [outcome.error] : []));
+
+/**
  * The order tools of market makers: batches, cancel by ids and cancel-all, amend, and the dead man's switch. Every
  * one goes through the one order pipeline; orders placed draw on the order budget, cancels never do.
  */
 export const makerRoutes: FastifyPluginAsyncTypebox<{
   trading: TradingService;
   heartbeats: HeartbeatService;
-  markets: Pick<MarketCatalogue, 'resolveOptionId'>;
+  markets: OptionResolver;
   maxBatchOrders: number;
 }> = async (app, { trading, heartbeats, markets, maxBatchOrders }) => {
   app.post(
@@ -65,22 +86,27 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
           'met (402, 404, 409 …), so one refused order does not refuse the rest. Consecutive orders on one market ' +
           'go in one transaction; a body that does not match the schema is refused whole (400). The request counts ' +
           'once against the request budget and once per order against the order budget (429 ORDER_RATE_LIMITED, ' +
-          'nothing placed). With an `Idempotency-Key`, a retry answers each order’s first result and places only ' +
+          'nothing placed; an order refused with 503 gives its part back). A passing fault that refuses every ' +
+          'order (503: database read-only, disk full …) refuses the whole request with that 503 and Retry-After; ' +
+          'some orders refused with 503 among others: 200, with Retry-After. With an `Idempotency-Key`, a retry ' +
+          'answers each order’s first result and places only ' +
           'those not placed before; the same key with another batch is 409 IDEMPOTENCY_MISMATCH. Without one, an ' +
           'order’s `clientOrderId` makes it idempotent alone.',
         headers: IdempotencyHeaders,
         body: BatchOrdersBody(maxBatchOrders),
-        response: { 200: BatchOrdersResult, ...errors(400, 401, 409, 429) },
+        response: { 200: BatchOrdersResult, ...errors(400, 401, 409, 429, 503) },
       },
     },
     async (request, reply) => {
       const { userId } = currentUser(request);
       const placedBy = credentialOf(request);
+      const budget = orderCharge(app.orderBudget, userId, reply);
+      const keyLimits = keyLimitsOf(request);
       const items = await Promise.all(
         request.body.orders.map(async (body) => {
           try {
             const optionId = await markets.resolveOptionId(body);
-            return { order: { ...limitOrderOf(body), optionId, placedBy } };
+            return { order: { ...limitOrderOf(body), optionId, placedBy, keyLimits } };
           } catch (error) {
             return { error };
           }
@@ -90,8 +116,11 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
         userId,
         items,
         idempotencyKeyOf(request),
-        (orders) => app.orderBudget.take(userId, orders, reply),
+        budget.charge,
       );
+      const refusals = refusalsOf(outcomes);
+      await budget.giveBack(refusals.filter((error) => toErrorResponse(error).status === 503).length);
+      refuseWholeOrRetryLater(outcomes.length - refusals.length, refusals, reply);
       if (replayed) reply.header('idempotent-replayed', 'true');
       const data = outcomes.map((outcome) =>
         'result' in outcome
@@ -113,15 +142,19 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Cancel several limit orders',
         description:
           'Cancels each of the orders named, with a result per id: the cancelled order (status 200), 404 for an ' +
-          'order that is not yours, 409 ORDER_NOT_OPEN for one no longer open. Draws on the budget for pulling ' +
+          'order that is not yours, 409 ORDER_NOT_OPEN for one no longer open, 503 for one its market could not ' +
+          'cancel now (the answer then carries Retry-After; every id refused with 503: the whole request is that ' +
+          '503). Draws on the budget for pulling ' +
           'quotes (RATE_LIMIT_PULL_MAX), never on the request or the order budget.',
         body: CancelOrdersBody,
-        response: { 200: CancelOrdersResult, ...errors(400, 401) },
+        response: { 200: CancelOrdersResult, ...errors(400, 401, 503) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { orderIds } = request.body;
-      const outcomes = await trading.cancelOrders(currentUser(request).userId, orderIds.map(Number));
+      const outcomes = await trading.cancels.cancelOrders(currentUser(request).userId, orderIds.map(Number));
+      const refusals = refusalsOf(outcomes);
+      refuseWholeOrRetryLater(outcomes.length - refusals.length, refusals, reply);
       // Each id as it was sent: a number past 2^53 would not print back the same.
       const data = outcomes.map((outcome, index) => ({
         orderId: orderIds[index],
@@ -143,20 +176,38 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
         description:
           'Cancels every resting order of yours that the filters take (`optionId`, `eventSlug`, `side`, `action`; ' +
           'none: all of them), through the order pipeline like single cancels (stream, webhooks, feed), and answers ' +
-          'the orders it cancelled. An order that fills or ends meanwhile is simply not among them. Draws on the ' +
+          'the orders it cancelled, and per market (`markets`) what it did: cancelled, or left resting with the ' +
+          'error met (503 OPTION_BUSY …; the answer then carries Retry-After). Nothing cancelled and every market ' +
+          'refused with 503: the whole request is that 503. An order that fills or ends meanwhile is simply not ' +
+          'among them. Draws on the ' +
           'budget for pulling quotes (RATE_LIMIT_PULL_MAX), never on the request or the order budget: pulling ' +
           'quotes always works.',
         body: CancelAllBody,
-        response: { 200: CancelAllResult, ...errors(400, 401) },
+        response: { 200: CancelAllResult, ...errors(400, 401, 503) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { optionId, ...filter } = request.body;
-      const cancelled = await trading.cancelAll(currentUser(request).userId, {
+      const { cancelled, markets } = await trading.cancels.cancelAll(currentUser(request).userId, {
         ...filter,
         optionId: optionId === undefined ? undefined : Number(optionId),
       });
-      return { data: cancelled, cancelledCount: cancelled.length } as never;
+      const refused = markets.filter((market) => market.refusedCount > 0);
+      refuseWholeOrRetryLater(
+        cancelled.length,
+        refused.map((market) => market.error),
+        reply,
+      );
+      return {
+        data: cancelled,
+        cancelledCount: cancelled.length,
+        markets: markets.map((market) => ({
+          optionId: String(market.optionId),
+          cancelledCount: market.cancelledCount,
+          refusedCount: market.refusedCount,
+          ...(market.refusedCount > 0 ? partOf({ error: market.error }, 200, request.log) : { status: 200 }),
+        })),
+      } as never;
     },
   );
 
@@ -185,15 +236,19 @@ export const makerRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const { userId } = currentUser(request);
       const { remainingQuantity, limitPriceCents, clientOrderId } = request.body;
-      const result = await trading.amendOrder(
-        userId,
-        Number(request.params.id),
-        { remainingQuantity, priceCents: limitPriceCents, ...(clientOrderId ? { clientOrderId } : {}) },
-        {
-          idempotencyKey: idempotencyKeyOf(request),
-          placedBy: credentialOf(request),
-          charge: (orders) => app.orderBudget.take(userId, orders, reply),
-        },
+      const budget = orderCharge(app.orderBudget, userId, reply);
+      const result = await givingBackOn503(budget, () =>
+        trading.amendOrder(
+          userId,
+          Number(request.params.id),
+          { remainingQuantity, priceCents: limitPriceCents, ...(clientOrderId ? { clientOrderId } : {}) },
+          {
+            idempotencyKey: idempotencyKeyOf(request),
+            placedBy: credentialOf(request),
+            keyLimits: keyLimitsOf(request),
+            charge: budget.charge,
+          },
+        ),
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.status(200).send(result.body as never);

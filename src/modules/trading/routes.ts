@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { credentialOf, currentUser } from '../../platform/auth.js';
+import { credentialOf, currentUser, keyLimitsOf } from '../../platform/auth.js';
 import { decodeCursor, errors, IdParams, Page, PageQuery, toPage } from '../../platform/http.js';
-import type { MarketCatalogue } from '../markets/catalogue.js';
+import { givingBackOn503, orderCharge } from '../../platform/order-budget.js';
+import type { TradingReads } from './reads.js';
 import {
   EventSlugFilter,
   IdempotencyHeaders,
@@ -16,7 +17,7 @@ import {
   TradeListItem,
 } from './schemas.js';
 import type { TradingService } from './service.js';
-import type { OrderRequest } from './types.js';
+import type { OptionResolver, OrderRequest } from './types.js';
 import { toOrderView, toTradeView } from './views.js';
 
 /** A limit order body as the trading service takes it (the option named apart). */
@@ -43,8 +44,9 @@ const idempotency =
 
 export const tradingRoutes: FastifyPluginAsyncTypebox<{
   trading: TradingService;
-  markets: Pick<MarketCatalogue, 'resolveOptionId'>;
-}> = async (app, { trading, markets }) => {
+  reads: TradingReads;
+  markets: OptionResolver;
+}> = async (app, { trading, reads, markets }) => {
   /** Both ways of placing an order: name the option, place it idempotently, answer 201 (or the replayed result). */
   const place = async (
     request: FastifyRequest,
@@ -55,11 +57,14 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
     const { userId } = currentUser(request);
     const optionId = await markets.resolveOptionId(ref);
     const key = request.headers['idempotency-key'];
-    const result = await trading.placeOrder(
-      userId,
-      { ...order, optionId, placedBy: credentialOf(request) },
-      typeof key === 'string' ? key : null,
-      (orders) => app.orderBudget.take(userId, orders, reply),
+    const budget = orderCharge(app.orderBudget, userId, reply);
+    const result = await givingBackOn503(budget, () =>
+      trading.placeOrder(
+        userId,
+        { ...order, optionId, placedBy: credentialOf(request), keyLimits: keyLimitsOf(request) },
+        typeof key === 'string' ? key : null,
+        budget.charge,
+      ),
     );
     if (result.replayed) reply.header('idempotent-replayed', 'true');
     return reply.status(result.status as 201).send(result.body as never);
@@ -122,7 +127,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
       const limit = request.query.limit ?? 50;
       const cursor = decodeCursor(request.query.cursor, 1);
       const { status, eventSlug } = request.query;
-      const rows = await trading.listTrades(
+      const rows = await reads.listTrades(
         currentUser(request).userId,
         { settled: status === undefined ? null : status === 'closed', eventSlug },
         cursor ? Number(cursor[0]) : null,
@@ -184,7 +189,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const limit = request.query.limit ?? 50;
       const cursor = decodeCursor(request.query.cursor, 1);
-      const rows = await trading.listOrders(
+      const rows = await reads.listOrders(
         currentUser(request).userId,
         { open: request.query.status !== 'history', eventSlug: request.query.eventSlug },
         cursor ? Number(cursor[0]) : null,
@@ -215,7 +220,7 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: OrderView, ...errors(400, 401, 404, 409, 503) },
       },
     },
-    async (request) => trading.cancelOrder(currentUser(request).userId, Number(request.params.id)),
+    async (request) => trading.cancels.cancelOrder(currentUser(request).userId, Number(request.params.id)),
   );
 
   app.get(
@@ -232,6 +237,6 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: Portfolio, ...errors(401) },
       },
     },
-    async (request) => trading.portfolio(currentUser(request).userId),
+    async (request) => reads.portfolio(currentUser(request).userId),
   );
 };

@@ -18,6 +18,36 @@ export function houseMakerOf(option: HouseMakerColumns): AmmState | null {
   };
 }
 
+/**
+ * The house quote in an option's book, the one rule behind the order book, the stream's snapshots and the tickers:
+ * an exclusive event's one maker quoting this option, or the option's own maker; only while the market is open.
+ */
+export function bookHouseOf(
+  option: HouseMakerColumns & {
+    id: number;
+    exclusive: boolean;
+    event_liquidity_b: number;
+    event_status: string;
+  },
+  makers: (MakerInventory & { optionId: number })[],
+): AmmState | null {
+  if (option.event_status !== 'open') return null;
+  if (!option.exclusive) return houseMakerOf(option);
+  return eventHouseOf(option.event_liquidity_b, makers)?.quote(option.id) ?? null;
+}
+
+/** An exclusive event's maker inventory as read in JSON: [optionId, offset, YES shares, NO shares] per option. */
+export function makerInventoriesOf(
+  makers: [number, number, number, number][] | null,
+): (MakerInventory & { optionId: number })[] {
+  return (makers ?? []).map(([id, offset, yesShares, noShares]) => ({
+    optionId: Number(id),
+    offset: Number(offset),
+    yesShares: Number(yesShares),
+    noShares: Number(noShares),
+  }));
+}
+
 /** The house maker of a market under its lock: the exclusive event's one maker, or the option's own. */
 export function houseOf(market: LockedMarket): House | null {
   if (!market.exclusive) {

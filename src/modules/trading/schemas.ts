@@ -1,15 +1,16 @@
-import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
+import { END_REASONS } from '../../exchange/orders.js';
 import { IdString } from '../../platform/http.js';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
-const DateTime = Type.String({ format: 'date-time' });
+export const DateTime = Type.String({ format: 'date-time' });
 
 export const SideSchema = Type.Union([Type.Literal('YES'), Type.Literal('NO')], { description: 'YES or NO' });
 export const ActionSchema = Type.Union([Type.Literal('BUY'), Type.Literal('SELL')], {
   description: 'BUY or SELL (SELL only shares you hold: to bet against YES, buy NO)',
 });
-const Price = (description: string) => Type.Integer({ minimum: 1, maximum: 99, description });
+export const Price = (description: string) => Type.Integer({ minimum: 1, maximum: 99, description });
 const Quantity = Type.Integer({
   minimum: 1,
   maximum: 1_000_000_000,
@@ -46,7 +47,7 @@ function orderBody<P extends TProperties>(fields: P, name: string) {
 export const EventSlugFilter = Type.Optional(
   Type.String({ minLength: 1, maxLength: 200, description: 'Only this event’s, by its slug' }),
 );
-const ClientOrderId = Type.Optional(
+export const ClientOrderId = Type.Optional(
   Type.String({
     minLength: 1,
     maxLength: 64,
@@ -151,7 +152,16 @@ export const OrderView = Type.Object({
   status: Type.Union(
     ['open', 'partially_filled', 'filled', 'cancelled', 'expired'].map((s) => Type.Literal(s)),
   ),
-  cancelReason: Nullable(Type.String()),
+  cancelReason: Nullable(
+    Type.Union(
+      END_REASONS.map((reason) => Type.Literal(reason)),
+      {
+        description:
+          'Why it ended unfilled: cancelled_by_user, self_trade_prevented, unfilled_remainder (the rest of an IOC, FOK ' +
+          'or market order), market_closed, expired, replaced (by an amend), heartbeat_lapsed (the dead man’s switch)',
+      },
+    ),
+  ),
   reservedCents: Type.Integer({ description: 'Cash still held for this order' }),
   clientOrderId: Nullable(Type.String()),
   timeInForce: TimeInForceSchema,
@@ -196,7 +206,10 @@ export const PositionView = Type.Object({
   avgPriceCents: Type.Integer({ description: 'Average cost per share, fees included' }),
   costCents: Type.Integer(),
   markPriceCents: Nullable(
-    Type.Integer({ description: 'Last traded price of this side; once resolved, what a share pays' }),
+    Type.Integer({
+      description:
+        'What a share is valued at (docs/trading.md, Valuation): once resolved, what a share pays; else the last traded price of this side; else, for an option that never traded, its side of the chance its event’s last conversion booked it at. Null only for an option that never changed hands.',
+    }),
   ),
   valueCents: Type.Integer(),
   unrealizedPnlCents: Type.Integer(),
@@ -223,31 +236,52 @@ export const Portfolio = Type.Object({
   }),
 });
 
-export const ConversionBody = Type.Object(
-  {
-    type: Type.Union([Type.Literal('convert'), Type.Literal('split'), Type.Literal('merge')], {
-      description:
-        'convert: NO on the options named in `optionIds` → YES on every other option, plus (k − 1) × 100 cents ' +
-        'a unit for k options; split: 100 cents a unit → YES on every option; merge: YES on every option → 100 ' +
-        'cents a unit',
-    }),
-    quantity: Quantity,
-    optionIds: Type.Optional(
-      Type.Array(IdString, {
-        minItems: 1,
-        maxItems: 50,
-        description: 'convert only: the options whose NO shares you give (each at most once)',
-      }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    examples: [
-      { type: 'convert', quantity: 10, optionIds: ['12'] },
-      { type: 'split', quantity: 5 },
+/**
+ * A conversion's body: a convert names the options whose NO it gives (`optionIds`, required); a split or a merge
+ * takes every option and names none. `maxQuantity`: MAX_ORDER_QUANTITY, the bound the service holds it to.
+ */
+export const ConversionBody = (maxQuantity: number) => {
+  const quantity = Type.Integer({
+    minimum: 1,
+    maximum: maxQuantity,
+    description: `Units to convert (1..${maxQuantity}, MAX_ORDER_QUANTITY)`,
+  });
+  return Type.Union(
+    [
+      Type.Object(
+        {
+          type: Type.Literal('convert', {
+            description:
+              'NO on the options named in `optionIds` → YES on every other option, plus (k − 1) × 100 cents a ' +
+              'unit for k options',
+          }),
+          quantity,
+          optionIds: Type.Array(IdString, {
+            minItems: 1,
+            maxItems: 50,
+            description: 'The options whose NO shares you give (each at most once)',
+          }),
+        },
+        {
+          additionalProperties: false,
+          title: 'Convert',
+          examples: [{ type: 'convert', quantity: 10, optionIds: ['12'] }],
+        },
+      ),
+      Type.Object(
+        {
+          type: Type.Union([Type.Literal('split'), Type.Literal('merge')], {
+            description:
+              'split: 100 cents a unit → YES on every option; merge: YES on every option → 100 cents a unit',
+          }),
+          quantity,
+        },
+        { additionalProperties: false, title: 'SplitOrMerge', examples: [{ type: 'split', quantity: 5 }] },
+      ),
     ],
-  },
-);
+    { description: 'A convert names `optionIds`; a split or a merge names none' },
+  );
+};
 
 export const ConversionView = Type.Object({
   id: IdString,
@@ -265,158 +299,10 @@ export const ConversionView = Type.Object({
       quantity: Type.Integer({ description: 'Shares you received (positive) or gave (negative)' }),
       priceCents: Type.Integer({
         description:
-          'The price per share the leg is booked at in your cost basis and realized P&L: the house’s chance ' +
-          'of the option (its NO at 100 − that)',
+          'The price per share of the leg’s side at the house’s chance of the option (its NO at 100 − that): ' +
+          'a set’s legs add up to 100, and the cost basis moves between the legs by these prices',
       }),
     }),
   ),
   createdAt: DateTime,
-});
-
-const ErrorRef = Type.Ref('ApiError');
-
-/**
- * What one order of a batch, or one cancel of many, came to: its answer, or its error, never both (optional rather
- * than nullable, so that an answer is serialised without testing which of two shapes it has).
- */
-function itemResult<T extends TSchema>(answer: T, name: string, description: string) {
-  return Type.Object(
-    {
-      status: Type.Integer({
-        description: 'The HTTP status this part would have had alone (201/200, 4xx, 503)',
-      }),
-      [name]: Type.Optional(answer),
-      error: Type.Optional(
-        Type.Unsafe<unknown>({ ...ErrorRef, description: 'Why it failed (absent when it did not)' }),
-      ),
-    } as Record<string, TSchema>,
-    { description },
-  );
-}
-
-export const BatchOrdersBody = (maxOrders: number) =>
-  Type.Object(
-    {
-      orders: Type.Array(LimitOrderBody, {
-        minItems: 1,
-        maxItems: maxOrders,
-        description: `1..${maxOrders} limit orders, decided in this order, each as if placed alone`,
-      }),
-    },
-    {
-      additionalProperties: false,
-      examples: [
-        {
-          orders: [
-            { optionId: '12', side: 'YES', action: 'BUY', quantity: 50, limitPriceCents: 44, postOnly: true },
-            { optionId: '12', side: 'NO', action: 'BUY', quantity: 50, limitPriceCents: 52, postOnly: true },
-          ],
-        },
-      ],
-    },
-  );
-
-export const BatchOrderResult = itemResult(
-  PlacedOrderView,
-  'order',
-  'One order of a batch: `order` when it was placed (status 201), else `error`',
-);
-export const BatchOrdersResult = Type.Object({
-  data: Type.Array(BatchOrderResult, { description: 'One result per order sent, in the same order' }),
-});
-
-export const CancelOrdersBody = Type.Object(
-  {
-    orderIds: Type.Array(IdString, {
-      minItems: 1,
-      maxItems: 200,
-      description: 'Your orders to cancel (each at most once)',
-    }),
-  },
-  { additionalProperties: false, examples: [{ orderIds: ['101', '102'] }] },
-);
-export const CancelOrderResult = Type.Composite([
-  Type.Object({ orderId: IdString }),
-  itemResult(
-    OrderView,
-    'order',
-    'One cancel of many: `order` when it was cancelled (status 200), else `error`',
-  ),
-]);
-export const CancelOrdersResult = Type.Object({
-  data: Type.Array(CancelOrderResult, { description: 'One result per id sent, in the same order' }),
-});
-
-export const CancelAllBody = Type.Object(
-  {
-    optionId: Type.Optional(IdString),
-    eventSlug: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only this event’s' })),
-    side: Type.Optional(SideSchema),
-    action: Type.Optional(ActionSchema),
-  },
-  {
-    additionalProperties: false,
-    description:
-      'Which of your resting orders to cancel: every filter given narrows it; none cancels them all',
-    examples: [{}, { eventSlug: 'ind-vs-aus-odi-1', side: 'YES' }],
-  },
-);
-export const CancelAllResult = Type.Object({
-  data: Type.Array(OrderView, { description: 'The orders cancelled, in the state they were left in' }),
-  cancelledCount: Type.Integer(),
-});
-
-export const AmendBody = Type.Object(
-  {
-    remainingQuantity: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 1_000_000_000,
-        description: 'The shares the order is to have left to fill',
-      }),
-    ),
-    limitPriceCents: Type.Optional(Price('Its new limit price (of its own side)')),
-    clientOrderId: ClientOrderId,
-  },
-  {
-    additionalProperties: false,
-    description:
-      'Fewer shares at the same price: the order shrinks where it stands and keeps its time priority. A new ' +
-      'price, or more shares: the order is cancelled and a replacement placed at once, in one transaction, behind ' +
-      'the orders already at its price (priority lost); the replacement may fill at once if its price crosses, ' +
-      'and carries `clientOrderId` if given',
-    examples: [{ remainingQuantity: 20 }, { limitPriceCents: 46 }],
-  },
-);
-export const AmendResult = Type.Object({
-  order: PlacedOrderView,
-  replacedOrder: Nullable(OrderView),
-  priorityKept: Type.Boolean({
-    description:
-      'true when the order shrank in place (or nothing changed); false when a replacement took its place',
-  }),
-});
-
-export const HeartbeatBody = Type.Object(
-  {
-    timeoutSeconds: Type.Integer({
-      minimum: 5,
-      maximum: 3600,
-      description: 'How long without a heartbeat before your orders are cancelled (5..3600)',
-    }),
-  },
-  { additionalProperties: false, examples: [{ timeoutSeconds: 15 }] },
-);
-export const HeartbeatView = Type.Object({
-  armed: Type.Boolean(),
-  timeoutSeconds: Nullable(Type.Integer()),
-  lastBeatAt: Nullable(DateTime),
-  expiresAt: Nullable(
-    Type.Union([DateTime], {
-      description:
-        'When your orders are cancelled unless another heartbeat comes first (null while disarmed)',
-    }),
-  ),
-  firedAt: Nullable(Type.Union([DateTime], { description: 'The last time the switch went off' })),
-  cancelledOrders: Type.Integer({ description: 'How many orders it cancelled then' }),
 });

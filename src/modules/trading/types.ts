@@ -1,4 +1,5 @@
-import type { ConversionRequest } from '../../exchange/conversions.js';
+import type { ConversionLeg, ConversionRequest } from '../../exchange/conversions.js';
+import type { KeyLimits } from '../../exchange/key-limits.js';
 import type { LadderLevel } from '../../exchange/ladder.js';
 import type { Action, Side } from '../../exchange/money.js';
 import type { TimeInForce } from '../../exchange/orders.js';
@@ -18,6 +19,8 @@ export interface TradingSettings {
    * written (PostgreSQL); 1 on the embedded database, whose one connection a transaction holds whole.
    */
   transactionsPerMarket: 1 | 2;
+  /** How long a request may wait for a transaction to decide it before it is answered 503 (REQUEST_DEADLINE_MS). */
+  requestDeadlineMs: number;
 }
 
 export type { TimeInForce };
@@ -39,6 +42,8 @@ export interface OrderRequest {
   clientOrderId?: string | undefined;
   /** The credential placing it (`apiKey:<id>`, `session:<id>`), whose dead man's switch covers it. */
   placedBy?: string | null | undefined;
+  /** The placing API key's risk limits, which the decision holds the order to (none: not an API key, or no limits). */
+  keyLimits?: KeyLimits | null | undefined;
 }
 
 /** A change to one of the user's resting orders: fewer shares left, or another price or more shares. */
@@ -53,6 +58,8 @@ export interface AmendRequest {
   /** The replacement's clientOrderId, when there is one. */
   clientOrderId: string | null;
   placedBy: string | null;
+  /** The amending API key's risk limits, which the replacement is held to. */
+  keyLimits?: KeyLimits | null | undefined;
 }
 
 /** The answer to a placed order: what the API sends, and what an idempotent retry replays. */
@@ -60,6 +67,16 @@ export interface PlaceResult {
   status: number;
   body: unknown;
   replayed: boolean;
+}
+
+/**
+ * What a request's collateral step set aside for it (collateral.ts): spent by the market's transaction that decides
+ * it, which marks it `spent` once it has committed; one never spent is given back.
+ */
+export interface RequestHold {
+  id: number;
+  cents: number;
+  spent: boolean;
 }
 
 /** A change asked of a market (an option's book, or an exclusive event's), as it waits in that market's queue. */
@@ -71,6 +88,7 @@ export type BookRequest =
       /** The idempotency key (the Idempotency-Key header, or `clientOrderId:` + the clientOrderId). */
       key: string | null;
       requestHash: string;
+      hold?: RequestHold;
     }
   | { type: 'cancel'; userId: number; optionId: number; orderId: number; reason?: 'heartbeat_lapsed' }
   | {
@@ -80,6 +98,7 @@ export type BookRequest =
       /** The Idempotency-Key header, if any. */
       key: string | null;
       requestHash: string;
+      hold?: RequestHold;
     }
   | { type: 'expire'; optionId: number; orderId: number }
   | { type: 'close' }
@@ -90,6 +109,7 @@ export type BookRequest =
       /** The Idempotency-Key header, if any. */
       key: string | null;
       requestHash: string;
+      hold?: RequestHold;
     };
 
 /** A request that a retry with the same idempotency key replays. */
@@ -142,7 +162,13 @@ export interface ConversionCommitted {
   eventId: number;
   kind: ConversionRequest['kind'];
   quantity: number;
+  /** convert: the options whose NO was given. */
+  optionIds: number[];
   cashCents: number;
+  legs: ConversionLeg[];
+  createdAt: Date;
+  /** The event's names as the transaction read them under its lock: slug, title and each option's label. */
+  names: { eventSlug: string; eventTitle: string; labels: Map<number, string> };
 }
 
 /**
@@ -168,8 +194,8 @@ export type OrderReader<R = unknown> = (trx: Tx, scope: PlacedScope) => Promise<
 export type AmendListener = (trx: Tx, orders: OrderRow[]) => Promise<void>;
 /** Called inside the transaction with the orders a cancel, an expiry or a market close ended. */
 export type EndListener = (trx: Tx, orders: OrderRow[], reason: EndReason) => Promise<void>;
-/** Called inside the transaction of every change to a book. */
-export type BookListener = (trx: Tx, change: BookChange) => Promise<void>;
+/** Called inside the transaction with every change to a book it made (one per option changed, in option order). */
+export type BookListener = (trx: Tx, changes: BookChange[]) => Promise<void>;
 /** Called inside the transaction with the conversions it carried out. */
 export type ConversionListener = (trx: Tx, conversions: ConversionCommitted[]) => Promise<void>;
 
@@ -180,4 +206,13 @@ export class TradingListeners {
   readonly amended: AmendListener[] = [];
   readonly book: BookListener[] = [];
   readonly converted: ConversionListener[] = [];
+}
+
+/** How an order names its option: by id, or by its event's slug and the option's label (the markets resolve it). */
+export interface OptionResolver {
+  resolveOptionId(input: {
+    optionId?: string | undefined;
+    eventSlug?: string | undefined;
+    optionLabel?: string | undefined;
+  }): Promise<number>;
 }

@@ -1,6 +1,9 @@
-import { type Side, sidePrice } from '../../exchange/money.js';
-import { type Outcome, payoutPerShare, valuePosition } from '../../exchange/positions.js';
+import type { Side } from '../../exchange/money.js';
+import type { EndReason } from '../../exchange/orders.js';
+import type { Outcome } from '../../exchange/positions.js';
+import { markOf, valueHolding } from '../../exchange/valuation.js';
 import type { OrderRow, TradeRow } from './repository.js';
+import type { ConversionCommitted } from './types.js';
 
 /** The wire forms of orders, trades, conversions and positions. */
 
@@ -48,7 +51,8 @@ export function toOrderView(order: OrderRow & { event_slug: string; option_label
     filledQuantity: order.filled_quantity,
     remainingQuantity: order.quantity - order.filled_quantity,
     status: order.status,
-    cancelReason: order.cancel_reason,
+    // The column holds only what the core wrote: one of its end reasons.
+    cancelReason: order.cancel_reason as EndReason | null,
     reservedCents: order.reserved_cents,
     clientOrderId: order.client_order_id,
     timeInForce: order.time_in_force,
@@ -80,10 +84,7 @@ export function toTradeView(
   };
 }
 
-/**
- * A position as the API shows it: valued at its side's last traded price, or, once its option is resolved, at
- * what each share pays.
- */
+/** A position as the API shows it, marked and valued by the one rule (src/exchange/valuation.ts). */
 export interface PositionViewSource {
   id: number;
   option_id: number;
@@ -98,24 +99,21 @@ export interface PositionViewSource {
   event_title: string;
   option_label: string;
   last_yes_price: number | null;
-  resolution?: Outcome | null;
+  /** For an option that never traded: the YES price its event's last conversion booked it at. */
+  conversion_yes_price: number | null;
+  resolution: Outcome | null;
+  /** What a YES share pays once resolved (a NO share the rest of 100). */
+  yes_payout_cents: number | null;
 }
 
 export function toPositionView(p: PositionViewSource) {
-  const mark = p.resolution
-    ? payoutPerShare(p.side, p.resolution)
-    : p.last_yes_price === null
-      ? null
-      : sidePrice(p.side, p.last_yes_price);
-  const value = valuePosition(
-    {
-      quantity: p.quantity,
-      reservedQuantity: p.reserved_quantity,
-      costCents: p.cost_cents,
-      realizedPnlCents: p.realized_pnl_cents,
-    },
-    mark,
-  );
+  const mark = markOf(p.side, {
+    resolution: p.resolution,
+    yesPayoutCents: p.yes_payout_cents,
+    lastTradeYesCents: p.last_yes_price,
+    lastConversionYesCents: p.conversion_yes_price,
+  });
+  const value = valueHolding({ quantity: p.quantity, costCents: p.cost_cents }, mark);
   return {
     id: String(p.id),
     optionId: String(p.option_id),
@@ -126,11 +124,10 @@ export function toPositionView(p: PositionViewSource) {
     quantity: p.quantity,
     reservedQuantity: p.reserved_quantity,
     costCents: p.cost_cents,
-    markPriceCents: mark,
     realizedPnlCents: p.realized_pnl_cents,
     stopLossProbBps: p.stop_loss_bps,
     takeProfitProbBps: p.take_profit_bps,
-    resolution: p.resolution ?? null,
+    resolution: p.resolution,
     ...value,
   };
 }
@@ -194,4 +191,13 @@ export function conversionViewOf(row: {
     },
     { slug: row.event_slug, label: (optionId) => row.labels[String(optionId)] ?? '' },
   );
+}
+
+/** A conversion as the transaction that made it announces it: the same view as GET /api/conversions. */
+export function committedConversionView(conversion: ConversionCommitted) {
+  const { names } = conversion;
+  return toConversionView(conversion, {
+    slug: names.eventSlug,
+    label: (optionId) => names.labels.get(optionId) ?? '',
+  });
 }

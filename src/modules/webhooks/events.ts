@@ -7,6 +7,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'order.cancelled',
   'order.expired',
   'trade.executed',
+  'conversion.completed',
   'position.protection_triggered',
   'market.resolved',
   'market.settled',
@@ -26,6 +27,8 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
     'One of your open orders was cancelled: by you, by self-trade prevention or because its market closed (`reason`).',
   'order.expired': 'One of your limit orders reached its expiry with quantity unfilled.',
   'trade.executed': 'One execution of one of your orders (the same record as GET /api/trades).',
+  'conversion.completed':
+    'A conversion of yours in an exclusive event (convert, split or merge) was carried out (the same record as GET /api/conversions).',
   'position.protection_triggered':
     'A stop-loss or take-profit on one of your positions fired and the position was sold at market.',
   'market.resolved': 'A market you hold a position in was resolved (the outcome of your option).',
@@ -114,6 +117,21 @@ export const WEBHOOK_EXAMPLES: Record<WebhookEventType, Record<string, unknown>>
     orderKind: 'limit',
     createdAt: '2025-03-09T10:15:02.120Z',
   },
+  'conversion.completed': {
+    id: '77',
+    eventId: '12',
+    eventSlug: 'who-wins-the-cup',
+    type: 'convert',
+    quantity: 10,
+    optionIds: ['31'],
+    cashCents: 0,
+    legs: [
+      { optionId: '31', optionLabel: 'India', side: 'NO', quantity: -10, priceCents: 55 },
+      { optionId: '32', optionLabel: 'Australia', side: 'YES', quantity: 10, priceCents: 35 },
+      { optionId: '33', optionLabel: 'Any other team', side: 'YES', quantity: 10, priceCents: 20 },
+    ],
+    createdAt: '2025-03-09T10:20:41.003Z',
+  },
   'position.protection_triggered': {
     positionId: '144',
     optionId: '31',
@@ -156,7 +174,7 @@ export const WEBHOOK_EXAMPLES: Record<WebhookEventType, Record<string, unknown>>
   },
 };
 
-/** The verification recipe, shown in the API docs and the README. */
+/** The verification recipe, shown in the API docs and in docs/api.md. */
 export const VERIFY_SNIPPET = `import { createHmac, timingSafeEqual } from 'node:crypto';
 
 // secret: the "whsec_..." value shown when you created the subscription; rawBody: the request body as received.

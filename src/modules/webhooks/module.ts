@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.js';
 import type { JobRunner } from '../../platform/jobs.js';
+import type { SecretBox } from '../../platform/secrets.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { WebhookOutbox } from './outbox.js';
 import { WebhooksRepository } from './repository.js';
+import { WebhookSecrets } from './secrets.js';
 import { WebhooksService } from './service.js';
 import { UrlGuard } from './url-guard.js';
 
@@ -18,6 +20,8 @@ export interface WebhooksModule {
   service: WebhooksService;
   /** Other areas write their events here, in the transaction of the change. */
   outbox: WebhookOutbox;
+  /** The signing secrets at rest: sealed at start, resealed after a key rotation. */
+  secrets: WebhookSecrets;
 }
 
 /**
@@ -29,14 +33,17 @@ export function createWebhooks(deps: {
   notifications: NotificationsService;
   jobs: JobRunner;
   config: { webhookTimeoutMs: number; webhookAllowPrivate: boolean };
+  secretBox: SecretBox;
 }): WebhooksModule {
   const repository = new WebhooksRepository();
   const outbox = new WebhookOutbox(repository);
-  const service = new WebhooksService(deps.db, repository, new UrlGuard(deps.config.webhookAllowPrivate), {
+  const secrets = new WebhookSecrets(deps.db, repository, deps.secretBox);
+  const guard = new UrlGuard(deps.config.webhookAllowPrivate);
+  const service = new WebhooksService(deps.db, repository, guard, secrets, {
     timeoutMs: deps.config.webhookTimeoutMs,
   });
   deps.notifications.onNotified((trx, rows) => outbox.publishNotifications(trx, rows));
   deps.jobs.register(WEBHOOK_JOBS.deliver, () => service.deliverDue());
   deps.jobs.register(WEBHOOK_JOBS.prune, () => service.pruneFinished());
-  return { service, outbox };
+  return { service, outbox, secrets };
 }

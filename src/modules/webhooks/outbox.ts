@@ -23,6 +23,7 @@ const PUBLISHED_AT_SOURCE = new Set<string>([
   'order.cancelled',
   'order.expired',
   'trade.executed',
+  'conversion.completed',
   'position.protection_triggered',
 ]);
 /** Feed items delivered under their own type rather than as notification.created. */

@@ -19,6 +19,15 @@ export interface ClaimedDelivery {
   message_id: string;
   body: string;
   url: string;
+  /** The owner of the subscription, whose id the sealed secret is bound to. */
+  user_id: number;
+  /** The signing secret as stored: sealed (or, before the first start that seals them, plain). */
+  secret: string;
+}
+
+export interface StoredSecret {
+  id: number;
+  user_id: number;
   secret: string;
 }
 
@@ -134,7 +143,7 @@ export class WebhooksRepository {
         FROM due WHERE d.id = due.id
         RETURNING d.id, d.attempt_count, d.event_id, d.subscription_id
       )
-      SELECT c.id, c.attempt_count, e.message_id, e.body, s.url, s.secret
+      SELECT c.id, c.attempt_count, e.message_id, e.body, s.url, s.user_id, s.secret
       FROM claimed c
       JOIN webhook_events e ON e.id = c.event_id
       JOIN webhook_subscriptions s ON s.id = c.subscription_id
@@ -261,5 +270,30 @@ export class WebhooksRepository {
         LIMIT ${limit}
       )`.execute(db);
     return Number(result.numAffectedRows ?? 0);
+  }
+
+  /** How many signing secrets each key sealed (`key_id` null: stored plain, before sealing). */
+  async secretsByKey(db: Queryable): Promise<{ key_id: string | null; count: number }[]> {
+    const result = await sql<{ key_id: string | null; count: number }>`
+      SELECT CASE WHEN secret LIKE 'enc:v1:%' THEN split_part(secret, ':', 3) END AS key_id, count(*)::int AS count
+      FROM webhook_subscriptions GROUP BY 1 ORDER BY 1`.execute(db);
+    return result.rows;
+  }
+
+  /** A batch of secrets not sealed with the current key, locked for resealing (others' batches skipped). */
+  secretsNotSealedWith(trx: Tx, keyId: string, limit: number): Promise<StoredSecret[]> {
+    return trx
+      .selectFrom('webhook_subscriptions')
+      .select(['id', 'user_id', 'secret'])
+      .where('secret', 'not like', `enc:v1:${keyId}:%`)
+      .orderBy('id')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+  }
+
+  async setSecret(trx: Tx, id: number, secret: string): Promise<void> {
+    await trx.updateTable('webhook_subscriptions').set({ secret }).where('id', '=', id).execute();
   }
 }

@@ -73,7 +73,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
   app.post(
     '/api/me/webhooks',
     {
-      onRequest: app.authenticate,
+      onRequest: app.authenticateVerified,
       schema: {
         tags,
         security,
@@ -83,10 +83,11 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
           '(409 WEBHOOK_LIMIT_REACHED). The URL must be http(s), without credentials, and must not be or resolve to ' +
           'a loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7), link-local (169.254/16, fe80::/10), ' +
           'CGNAT (100.64/10), unspecified or metadata address (400 VALIDATION_FAILED); it is checked again at ' +
-          'every delivery.\n\n' +
+          'every delivery. Address not proven yet (while the service proves addresses): 403 ' +
+          'EMAIL_NOT_VERIFIED.\n\n' +
           DELIVERY_DOCS,
         body: CreateSubscriptionBody,
-        response: { 201: CreatedSubscription, ...errors(400, 401, 409) },
+        response: { 201: CreatedSubscription, ...errors(400, 401, 403, 409) },
       },
     },
     async (request, reply) =>

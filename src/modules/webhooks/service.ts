@@ -5,7 +5,8 @@ import { decodeCursor, toPage } from '../../platform/http.js';
 import { WebhookLimitReachedError } from './errors.js';
 import type { WebhookEventType } from './events.js';
 import type { AttemptRow, ClaimedDelivery, SubscriptionRow, WebhooksRepository } from './repository.js';
-import { sendWebhook } from './sender.js';
+import type { WebhookSecrets } from './secrets.js';
+import { type SendResult, sendWebhook } from './sender.js';
 import { newSigningSecret, signWebhook } from './signature.js';
 import type { UrlGuard } from './url-guard.js';
 
@@ -14,6 +15,9 @@ export const RETRY_DELAYS_SECONDS = [30, 120, 600, 1800, 3600, 7200, 14_400, 28_
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 export const MAX_SUBSCRIPTIONS = 10;
 const CLAIM_BATCH = 10;
+/** What an attempt records when the exchange could not sign the delivery, and so did not send it. */
+const UNSIGNED =
+  "not sent: the exchange could not open this subscription's signing secret (its operators are told)";
 /** Finished events are kept this long for the deliveries list, then pruned. */
 const RETENTION_DAYS = 30;
 
@@ -33,6 +37,7 @@ export class WebhooksService {
     private readonly db: Kysely<DB>,
     private readonly webhooks: WebhooksRepository,
     private readonly guard: UrlGuard,
+    private readonly secrets: WebhookSecrets,
     private readonly settings: WebhookSettings,
   ) {}
 
@@ -55,7 +60,7 @@ export class WebhooksService {
         url: input.url,
         description: input.description?.trim() || null,
         eventTypes,
-        secret,
+        secret: this.secrets.seal(userId, secret),
       });
     });
     return { ...toSubscriptionView(row), secret };
@@ -118,11 +123,14 @@ export class WebhooksService {
 
   /**
    * Job: sends the deliveries that are due, a batch at a time. Safe on any number of instances: each delivery
-   * is claimed with FOR UPDATE SKIP LOCKED and leased for one attempt.
+   * is claimed with FOR UPDATE SKIP LOCKED and leased for one attempt. A delivery whose secret does not open (its
+   * key gone from the keyring) is not sent: its attempt records why and the job fails, so that the log says so.
    */
   async deliverDue(): Promise<number> {
     const claimed = await this.webhooks.claimDue(this.db, CLAIM_BATCH, this.settings.timeoutMs + 60_000);
-    await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+    const failures = await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+    const unsigned = failures.find((failure) => failure !== null);
+    if (unsigned) throw unsigned;
     return claimed.length;
   }
 
@@ -131,19 +139,33 @@ export class WebhooksService {
     return this.webhooks.pruneFinished(this.db, RETENTION_DAYS, 500);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  /** Sends one delivery and records the attempt; the error when its secret did not open, else null. */
+  private async attempt(delivery: ClaimedDelivery): Promise<Error | null> {
     const attemptedAt = new Date();
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+    let secret: string;
+    try {
+      secret = this.secrets.open(delivery.user_id, delivery.secret);
+    } catch (error) {
+      const unsigned = { ok: false, durationMs: 0, statusCode: null, error: UNSIGNED };
+      await this.record(delivery, attemptedAt, unsigned);
+      return error as Error;
+    }
     const result = await sendWebhook(
       new URL(delivery.url),
       {
         'webhook-id': delivery.message_id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signWebhook(delivery.secret, delivery.message_id, timestamp, delivery.body),
+        'webhook-signature': signWebhook(secret, delivery.message_id, timestamp, delivery.body),
       },
       delivery.body,
       { timeoutMs: this.settings.timeoutMs, guard: this.guard, userAgent: 'pmx-webhooks/1.0' },
     );
+    await this.record(delivery, attemptedAt, result);
+    return null;
+  }
+
+  private async record(delivery: ClaimedDelivery, attemptedAt: Date, result: SendResult): Promise<void> {
     const exhausted = delivery.attempt_count >= MAX_ATTEMPTS;
     await this.db.transaction().execute((trx) =>
       this.webhooks.recordAttempt(trx, {

@@ -1,5 +1,5 @@
 import type { ColumnType } from 'kysely';
-import type { CreatedAt, Id, Timestamp } from '../../platform/db/schema.js';
+import type { CreatedAt, Id, Timestamp } from '../../platform/db/columns.js';
 
 export interface WebhookSubscriptionsTable {
   id: Id;

@@ -9,18 +9,29 @@ const BLOCKED_NAMES = new Set(['localhost', 'metadata', 'metadata.google.interna
 const BLOCKED_SUFFIXES = ['.localhost', '.internal', '.local'];
 
 /**
- * Why webhooks may not reach this address (loopback, private, link-local, CGNAT, unspecified, multicast,
- * reserved...), or null for an ordinary public unicast address. IPv4-mapped IPv6 addresses are judged as IPv4.
+ * Why webhooks and feeds may not reach this address (loopback, private, link-local, CGNAT, unspecified, multicast,
+ * reserved...), or null for an ordinary public unicast address. IPv4-mapped IPv6 addresses are judged as IPv4; the
+ * other IPv6 forms that carry an IPv4 address are refused whatever it is: IPv4-compatible `::/96` (`[::127.0.0.1]`
+ * is `[::7f00:1]`, which ipaddr.js calls unicast), IPv4-translated `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96` and
+ * `64:ff9b:1::/48`, 6to4 `2002::/16` and Teredo `2001::/32`, since a gateway on the way may deliver them to it.
  */
 export function forbiddenRange(address: string): string | null {
   if (!ipaddr.isValid(address)) return 'not an IP address';
   let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
-    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) {
+      ip = v6.toIPv4Address();
+    } else if (v6.match(IPV4_COMPATIBLE) && v6.range() === 'unicast') {
+      return 'IPv4-compatible';
+    }
   }
   const range = ip.range();
   return range === 'unicast' ? null : range;
 }
+
+/** `::/96`: the unspecified and loopback addresses have ranges of their own; the rest embed an IPv4 address. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 function literalHost(hostname: string): string | null {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;

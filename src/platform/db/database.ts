@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely';
+import { type Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely';
 import pg from 'pg';
+import { type DatabaseTarget, parseDatabaseUrl } from './hosts.js';
 import {
   connectionSettings,
   type DatabaseLog,
@@ -12,13 +13,20 @@ import {
   UNBOUNDED,
 } from './pool.js';
 import { preparingRepeatedStatements } from './prepared.js';
+import { ReplicaPool } from './replica.js';
 import type { DB } from './schema.js';
+import { guardedPool, TransactionMarkingKysely } from './transaction-guard.js';
 import { type DatabaseCondition, databaseCondition } from './types.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
 export interface Database {
   readonly db: Kysely<DB>;
+  /**
+   * For the public reads that may go to a replica (`DATABASE_READ_URL`): its statements see every write
+   * acknowledged before they were made, as on the primary (see `ReplicaPool`). The same as `db` without a replica.
+   */
+  readonly reads: Kysely<DB>;
   readonly kind: DatabaseKind;
   /**
    * What stops the database from serving reads and writes now, or null when nothing does: out of reach, a
@@ -150,8 +158,13 @@ function commandOf(sql: string): 'SELECT' | 'UPDATE' | 'DELETE' | 'INSERT' | 'ME
 }
 
 export interface OpenDatabaseOptions {
-  /** PostgreSQL connection string; null selects embedded PGlite. */
+  /**
+   * PostgreSQL connection string, libpq's multi-host form included (the service then writes to the host that takes
+   * writes, and follows it through a failover); null selects embedded PGlite.
+   */
   url: string | null;
+  /** A replica for the public reads (PostgreSQL only), and how long a read waits for it to catch up. */
+  replica?: { url: string; waitMs: number } | undefined;
   /** PGlite data directory; null keeps the embedded database in memory. */
   dataDir: string | null;
   poolSize?: number;
@@ -164,31 +177,7 @@ export interface OpenDatabaseOptions {
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  if (options.url) {
-    const log = options.log ?? silentLog;
-    const timeouts = { ...UNBOUNDED, ...options.timeouts };
-    const pool = new GuardedPool(options.url, options.poolSize ?? 10, timeouts, log);
-    const prepared = preparingRepeatedStatements(pool, {
-      threshold: options.prepareThreshold ?? 5,
-      maxStatements: 500,
-    });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepared }) });
-    try {
-      await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
-    } catch (error) {
-      await db.destroy().catch(() => {});
-      throw error;
-    }
-    const url = options.url;
-    return {
-      db,
-      kind: 'postgres',
-      check: () => checkPostgres(db, pool),
-      recentCondition: () => pool.recentCondition(),
-      listen: (channel, handler, onGap) => listenOnPostgres({ url, timeouts, log }, channel, handler, onGap),
-      close: () => db.destroy(),
-    };
-  }
+  if (options.url) return openPostgres({ ...options, url: options.url });
   // The database gets a folder of its own in DATA_DIR: PGlite refuses a non-empty folder that holds no database,
   // and DATA_DIR also holds the avatars.
   const pgliteDir = options.dataDir ? join(options.dataDir, 'pglite') : null;
@@ -198,14 +187,72 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     parsers: { [INT8_OID]: (value: string) => int8ToNumber(value), [DATE_OID]: (value: string) => value },
   });
   const pool = new PGlitePool(pglite);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new TransactionMarkingKysely({ dialect: new PostgresDialect({ pool: guardedPool(pool) }) });
   return {
     db,
+    reads: db,
     kind: 'pglite',
     check: () => ping(db),
     recentCondition: () => null,
     listen: (channel, handler) => pool.listen(channel, handler),
     close: () => db.destroy(),
+  };
+}
+
+/**
+ * The service writes to the host of `url` that takes writes: with several hosts named and no
+ * `target_session_attrs`, that is what is looked for (libpq's default, `any`, would take a standby as readily).
+ */
+function writeTarget(url: string): DatabaseTarget {
+  const target = parseDatabaseUrl(url);
+  return target.attrs === 'any' && target.hosts.length > 1 ? { ...target, attrs: 'read-write' } : target;
+}
+
+async function openPostgres(options: OpenDatabaseOptions & { url: string }): Promise<Database> {
+  const log = options.log ?? silentLog;
+  const timeouts = { ...UNBOUNDED, ...options.timeouts };
+  const poolSize = options.poolSize ?? 10;
+  const kysely = (pool: PostgresPool) =>
+    new TransactionMarkingKysely({
+      dialect: new PostgresDialect({
+        pool: guardedPool(
+          preparingRepeatedStatements(pool, {
+            threshold: options.prepareThreshold ?? 5,
+            maxStatements: 500,
+          }),
+        ),
+      }),
+    });
+  const pool = new GuardedPool(writeTarget(options.url), poolSize, timeouts, log);
+  const db = kysely(pool);
+  const replica = options.replica;
+  const reads = replica
+    ? kysely(
+        new ReplicaPool(
+          pool,
+          new GuardedPool(parseDatabaseUrl(replica.url), poolSize, timeouts, log),
+          replica.waitMs,
+        ),
+      )
+    : db;
+  try {
+    await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
+  } catch (error) {
+    if (reads !== db) await reads.destroy().catch(() => {});
+    await db.destroy().catch(() => {});
+    throw error;
+  }
+  return {
+    db,
+    reads,
+    kind: 'postgres',
+    check: () => checkPostgres(db, pool),
+    recentCondition: () => pool.recentCondition(),
+    listen: (channel, handler, onGap) => listenOnPostgres({ pool, timeouts, log }, channel, handler, onGap),
+    close: async () => {
+      if (reads !== db) await reads.destroy();
+      await db.destroy();
+    },
   };
 }
 
@@ -216,7 +263,8 @@ const LISTEN_HEARTBEAT_DEADLINE_MS = 2_000;
 const LISTEN_RETRY_MS = 250;
 
 interface ListenTarget {
-  url: string;
+  /** The pool whose host the listening connection follows. */
+  pool: GuardedPool;
   timeouts: DatabaseTimeouts;
   log: DatabaseLog;
 }
@@ -225,7 +273,9 @@ interface ListenTarget {
  * LISTEN needs a connection of its own, outside the pool. A lost connection (an error, or no answer to the
  * heartbeat: a stalled network says nothing) is closed and replaced, retrying until it is back; notifications sent
  * while it was away are lost, which is why every listener can resynchronise from the database (and is told of the
- * gap through `onGap`).
+ * gap through `onGap`). It listens on the pool's host, the primary, and when the pool has found the primary on
+ * another host (a failover), it is replaced there at its next heartbeat: notifications come from the primary's
+ * transactions.
  */
 async function listenOnPostgres(
   target: ListenTarget,
@@ -245,9 +295,10 @@ async function listenOnPostgres(
       }, retry);
     }, LISTEN_RETRY_MS).unref();
   };
-  const lost = (next: pg.Client, err: unknown): void => {
+  const lost = (next: pg.Client, url: string, err: unknown): void => {
     next.connection.stream.destroy();
     next.end().catch(() => {});
+    target.pool.suspect(url);
     // Only a connection that was listening starts a retry; a failed attempt is retried by `retry` itself.
     if (client !== next) return;
     client = null;
@@ -257,20 +308,22 @@ async function listenOnPostgres(
     retry();
   };
   const connect = async (): Promise<void> => {
+    const url = await target.pool.currentHost();
     const next = new pg.Client({
-      ...connectionSettings(target.url, target.timeouts),
+      ...connectionSettings(url, target.timeouts),
       connectionTimeoutMillis: target.timeouts.acquireMs || 5_000,
     });
     next.on('notification', (message) => {
       if (message.channel === channel && message.payload !== undefined) handler(message.payload);
     });
-    next.on('error', (err) => lost(next, err));
+    next.on('error', (err) => lost(next, url, err));
     try {
       await next.connect();
       await next.query(`LISTEN ${channel}`);
     } catch (error) {
       next.connection.stream.destroy();
       next.end().catch(() => {});
+      target.pool.suspect(url);
       throw error;
     }
     if (stopped) {
@@ -279,8 +332,12 @@ async function listenOnPostgres(
     }
     client = next;
     heartbeat = setInterval(() => {
+      // The pool found the database on another host (a failover): notifications are sent there now.
+      const moved = target.pool.hostInUse();
+      if (moved !== null && moved !== url)
+        return lost(next, url, new Error('the database moved to another host'));
       const deadline = setTimeout(
-        () => lost(next, new Error('no answer to the heartbeat')),
+        () => lost(next, url, new Error('no answer to the heartbeat')),
         LISTEN_HEARTBEAT_DEADLINE_MS,
       );
       // LISTEN again is a no-op that proves the connection alive (and keeps it named by its channel in pg_stat_activity).
@@ -288,7 +345,7 @@ async function listenOnPostgres(
         () => clearTimeout(deadline),
         (err: unknown) => {
           clearTimeout(deadline);
-          lost(next, err);
+          lost(next, url, err);
         },
       );
     }, LISTEN_HEARTBEAT_MS);

@@ -1,19 +1,21 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { SecondFactorTables } from '../../modules/accounts/second-factor-tables.js';
+import type { AccountTables } from '../../modules/accounts/tables.js';
+import type { AdminTables } from '../../modules/admin/tables.js';
 import type { AutomationTables } from '../../modules/automation/tables.js';
 import type { CompetitionTables } from '../../modules/competitions/tables.js';
 import type { FlagTables } from '../../modules/flags/tables.js';
 import type { GamificationTables } from '../../modules/gamification/tables.js';
 import type { IntegrationTables } from '../../modules/integrations/tables.js';
+import type { MarketTables } from '../../modules/markets/tables.js';
 import type { NotificationTables } from '../../modules/notifications/tables.js';
 import type { ProfileTables } from '../../modules/profile/tables.js';
 import type { SocialTables } from '../../modules/social/tables.js';
 import type { WebhookTables } from '../../modules/webhooks/tables.js';
 
-/** A timestamp column: read as Date, written as Date or an ISO string. */
-export type Timestamp = ColumnType<Date, Date | string, Date | string>;
-export type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-export type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
-export type Id = Generated<number>;
+import type { ActionText, CreatedAt, Id, SideText, Timestamp, UpdatedAt } from './columns.js';
+
+export type { ActionText, CreatedAt, Id, SideText, Timestamp, UpdatedAt };
 
 export interface UsersTable {
   id: Id;
@@ -30,6 +32,8 @@ export interface UsersTable {
   streak_longest: Generated<number>;
   streak_last_day: string | null;
   created_at: CreatedAt;
+  /** When the address was proven by a link sent to it; null: never. */
+  email_verified_at: Timestamp | null;
 }
 
 export interface SessionsTable {
@@ -55,17 +59,32 @@ export interface ApiKeysTable {
   last_used_at: Timestamp | null;
   revoked_at: Timestamp | null;
   last_used_ip: string | null;
+  scopes: ColumnType<string[], string[] | undefined, string[]>;
+  allowed_cidrs: string[] | null;
+  expires_at: Timestamp | null;
+}
+
+/** An API key's risk limits (src/exchange/key-limits.ts); its row is also the key's lock in the order pipeline. */
+export interface ApiKeyLimitsTable {
+  key_id: number;
+  max_order_cents: number | null;
+  max_open_orders: number | null;
+  max_position_shares: number | null;
+  max_daily_loss_cents: number | null;
+  updated_at: UpdatedAt;
 }
 
 export interface LoginThrottleTable {
   key: string;
   failures: number;
-  window_started_at: Timestamp;
+  last_failed_at: Timestamp;
+  blocked_until: Timestamp | null;
 }
 
 export type LedgerAccountKind =
   | 'cash'
   | 'reserved'
+  | 'transit'
   | 'escrow'
   | 'bonus'
   | 'amm'
@@ -79,7 +98,8 @@ export interface LedgerAccountsTable {
   user_id: number | null;
   option_id: number | null;
   event_id: Generated<number | null>;
-  balance: Generated<number>;
+  /** Null for the accounts whose balance is the sum of their postings (SUMMED_KINDS in exchange/ledger.ts). */
+  balance: Generated<number | null>;
 }
 
 export interface JournalEntriesTable {
@@ -103,6 +123,7 @@ export interface FoundationTables {
   users: UsersTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
+  api_key_limits: ApiKeyLimitsTable;
   login_throttle: LoginThrottleTable;
   ledger_accounts: LedgerAccountsTable;
   journal_entries: JournalEntriesTable;
@@ -113,8 +134,6 @@ export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
 
 export type EventStatus = 'draft' | 'open' | 'closed' | 'resolved' | 'settled';
-export type SideText = 'YES' | 'NO';
-export type ActionText = 'BUY' | 'SELL';
 export type OrderStatus = 'open' | 'partially_filled' | 'filled' | 'cancelled' | 'expired';
 
 export interface EventsTable {
@@ -137,6 +156,7 @@ export interface EventsTable {
   created_at: CreatedAt;
   updated_at: UpdatedAt;
   search: ColumnType<string, never, never>;
+  search_words: ColumnType<string, never, never>;
 }
 
 export interface OptionsTable {
@@ -145,6 +165,8 @@ export interface OptionsTable {
   label: string;
   sort_order: Generated<number>;
   resolution: 'YES' | 'NO' | 'VOID' | null;
+  /** What a YES share pays at settlement (a NO share the rest of 100), set with the resolution. */
+  yes_payout_cents: Generated<number | null>;
   liquidity_b: Generated<number>;
   amm_offset: Generated<number>;
   amm_yes_shares: Generated<number>;
@@ -158,6 +180,8 @@ export interface OptionsTable {
   pool_yes_shares: Generated<number>;
   pool_no_shares: Generated<number>;
   amm_cash_cents: Generated<number>;
+  /** The chance the option showed when its event was settled, in basis points (null before). */
+  closing_probability_bps: Generated<number | null>;
   created_at: CreatedAt;
 }
 
@@ -290,7 +314,38 @@ export interface PositionSettlementsTable {
   created_at: CreatedAt;
 }
 
+/** The leaderboard's figures per trader, kept by triggers on trades, positions and settlements (migration 190). */
+export interface TraderTotalsTable {
+  user_id: number;
+  volume_cents: Generated<number>;
+  realized_pnl_cents: Generated<number>;
+  positions_with_result: Generated<number>;
+  winning_predictions: Generated<number>;
+  /** Executions (trades rows) of the trader. */
+  trades: Generated<number>;
+}
+
+/** Cash set aside for one part of a request on its way to a market (collateral.ts). */
+export interface CollateralHoldsTable {
+  id: Id;
+  user_id: number;
+  market: string;
+  amount_cents: number;
+  expires_at: Timestamp;
+  created_at: CreatedAt;
+}
+
+/** What a market gave back to a user, until the user's next collateral step takes it into cash. */
+export interface CollateralReturnsTable {
+  id: Id;
+  user_id: number;
+  amount_cents: number;
+  created_at: CreatedAt;
+}
+
 export interface ExchangeTables {
+  collateral_holds: CollateralHoldsTable;
+  collateral_returns: CollateralReturnsTable;
   position_settlements: PositionSettlementsTable;
   events: EventsTable;
   options: OptionsTable;
@@ -302,6 +357,7 @@ export interface ExchangeTables {
   heartbeats: HeartbeatsTable;
   disputes: DisputesTable;
   conversions: ConversionsTable;
+  trader_totals: TraderTotalsTable;
 }
 
 export interface DB
@@ -310,9 +366,13 @@ export interface DB
     NotificationTables,
     FlagTables,
     IntegrationTables,
+    MarketTables,
     SocialTables,
     CompetitionTables,
     GamificationTables,
     ProfileTables,
     WebhookTables,
-    AutomationTables {}
+    AutomationTables,
+    AccountTables,
+    AdminTables,
+    SecondFactorTables {}

@@ -23,3 +23,6 @@ export type Flag = Schemas['Flag'];
 export type CopyFollow = Schemas['CopyLeader'];
 export type Delivery = Schemas['WebhookDelivery'];
 export type AdminDelivery = Schemas['AdminWebhookDelivery'];
+export type CreateEventRequest = operations['adminCreateEvent']['requestBody']['content']['application/json'];
+export type Operator = Answer<'adminListOperators'>['data'][number];
+export type AdminAction = Answer<'adminListActions'>['data'][number];

@@ -42,7 +42,14 @@ const MAX_BAR_SPACING = 24;
 /** The chart runs to now: a new interval without trades shows as a flat candle this soon after it starts. */
 const TICK_MS = 30_000;
 
-const INTERVAL_WORDS: Record<CandleInterval, string> = { '1m': '1-minute', '1h': '1-hour', '1d': '1-day' };
+const INTERVAL_WORDS: Record<CandleInterval, string> = {
+  '1m': '1-minute',
+  '5m': '5-minute',
+  '15m': '15-minute',
+  '1h': '1-hour',
+  '6h': '6-hour',
+  '1d': '1-day',
+};
 
 const seconds = (candle: Candle) => (Date.parse(candle.t) / 1000) as UTCTimestamp;
 
@@ -57,6 +64,94 @@ function tickMark(time: Time, type: TickMarkType, interval: CandleInterval): str
   return localTime(time, false);
 }
 
+interface CandlePlot {
+  chart: IChartApi;
+  prices: ISeriesApi<'Candlestick'>;
+  volumes: ISeriesApi<'Histogram'>;
+}
+
+/** The chart with its two series: candles above, volume below; `onMove` hears the time under the pointer. */
+function createCandlePlot(
+  element: HTMLElement,
+  onMove: (time: number | null) => void,
+): CandlePlot & { remove(): void } {
+  const chart = createChart(element, {
+    ...chartBase(HEIGHT),
+    timeScale: {
+      timeVisible: true,
+      secondsVisible: false,
+      fixLeftEdge: true,
+      fixRightEdge: true,
+      maxBarSpacing: MAX_BAR_SPACING,
+    },
+    crosshair: { mode: CrosshairMode.Magnet },
+    handleScroll: false,
+    handleScale: false,
+    localization: { priceFormatter: (price: number) => `${Math.round(price)}¢` },
+  });
+  const prices = chart.addSeries(CandlestickSeries, {
+    borderVisible: false,
+    priceLineVisible: false,
+    priceFormat: { type: 'price', precision: 0, minMove: 1 },
+  });
+  prices.priceScale().applyOptions({ scaleMargins: { top: 0.08, bottom: 0.28 } });
+  const volumes = chart.addSeries(HistogramSeries, {
+    priceScaleId: 'volume',
+    priceFormat: { type: 'volume' },
+    lastValueVisible: false,
+    priceLineVisible: false,
+  });
+  volumes.priceScale().applyOptions({ scaleMargins: { top: 0.78, bottom: 0 }, visible: false });
+  const move = (param: MouseEventParams) => onMove(param.time === undefined ? null : (param.time as number));
+  chart.subscribeCrosshairMove(move);
+  return {
+    chart,
+    prices,
+    volumes,
+    remove: () => {
+      chart.unsubscribeCrosshairMove(move);
+      chart.remove();
+    },
+  };
+}
+
+/** Draws the candles and volumes in the theme's colours, with the interval's time labels. */
+function paintCandles(
+  { chart, prices, volumes }: CandlePlot,
+  candles: Candle[],
+  interval: CandleInterval,
+): void {
+  chart.applyOptions({
+    ...chartColours(),
+    timeScale: { tickMarkFormatter: (time: Time, type: TickMarkType) => tickMark(time, type, interval) },
+    localization: {
+      timeFormatter: (time: Time) => (interval === '1d' ? utcDay(time) : localTime(time, true)),
+    },
+  });
+  const up = cssVar('--yes', '#0b6e37');
+  const down = cssVar('--no', '#b0241a');
+  // An interval without trades holds the previous close: drawn faint, so the traded candles stand out.
+  const idle = translucent(cssVar('--muted', '#555e72'), 0.6);
+  prices.applyOptions({ upColor: up, downColor: down, wickUpColor: up, wickDownColor: down });
+  prices.setData(
+    candles.map((candle) => ({
+      time: seconds(candle),
+      open: candle.o,
+      high: candle.h,
+      low: candle.l,
+      close: candle.c,
+      ...(candle.v === 0 ? { color: idle, wickColor: idle } : {}),
+    })),
+  );
+  volumes.setData(
+    candles.map((candle) => ({
+      time: seconds(candle),
+      value: candle.v,
+      color: translucent(candle.c >= candle.o ? up : down, 0.45),
+    })),
+  );
+}
+
 /** Draws the candles with their volume below them, and reports the candle under the pointer. */
 function useCandleChart(
   container: RefObject<HTMLDivElement | null>,
@@ -65,9 +160,7 @@ function useCandleChart(
   fitKey: string,
   onHover: (time: number | null) => void,
 ) {
-  const chart = useRef<IChartApi | null>(null);
-  const prices = useRef<ISeriesApi<'Candlestick'> | null>(null);
-  const volumes = useRef<ISeriesApi<'Histogram'> | null>(null);
+  const plot = useRef<CandlePlot | null>(null);
   const hover = useRef(onHover);
   hover.current = onHover;
   const { theme } = useTheme();
@@ -75,86 +168,39 @@ function useCandleChart(
   useEffect(() => {
     const element = container.current;
     if (!element) return;
-    const created = createChart(element, {
-      ...chartBase(HEIGHT),
-      timeScale: {
-        timeVisible: true,
-        secondsVisible: false,
-        fixLeftEdge: true,
-        fixRightEdge: true,
-        maxBarSpacing: MAX_BAR_SPACING,
-      },
-      crosshair: { mode: CrosshairMode.Magnet },
-      handleScroll: false,
-      handleScale: false,
-      localization: { priceFormatter: (price: number) => `${Math.round(price)}¢` },
-    });
-    prices.current = created.addSeries(CandlestickSeries, {
-      borderVisible: false,
-      priceLineVisible: false,
-      priceFormat: { type: 'price', precision: 0, minMove: 1 },
-    });
-    prices.current.priceScale().applyOptions({ scaleMargins: { top: 0.08, bottom: 0.28 } });
-    volumes.current = created.addSeries(HistogramSeries, {
-      priceScaleId: 'volume',
-      priceFormat: { type: 'volume' },
-      lastValueVisible: false,
-      priceLineVisible: false,
-    });
-    volumes.current.priceScale().applyOptions({ scaleMargins: { top: 0.78, bottom: 0 }, visible: false });
-    const move = (param: MouseEventParams) =>
-      hover.current(param.time === undefined ? null : (param.time as number));
-    created.subscribeCrosshairMove(move);
-    chart.current = created;
+    const created = createCandlePlot(element, (time) => hover.current(time));
+    plot.current = created;
     return () => {
-      created.unsubscribeCrosshairMove(move);
       created.remove();
-      chart.current = null;
-      prices.current = null;
-      volumes.current = null;
+      plot.current = null;
     };
   }, [container]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the theme changes the colours read from the styles
   useEffect(() => {
-    const current = chart.current;
-    if (!current) return;
-    current.applyOptions({
-      ...chartColours(),
-      timeScale: { tickMarkFormatter: (time: Time, type: TickMarkType) => tickMark(time, type, interval) },
-      localization: {
-        timeFormatter: (time: Time) => (interval === '1d' ? utcDay(time) : localTime(time, true)),
-      },
-    });
-    const up = cssVar('--yes', '#0b6e37');
-    const down = cssVar('--no', '#b0241a');
-    // An interval without trades holds the previous close: drawn faint, so the traded candles stand out.
-    const idle = translucent(cssVar('--muted', '#555e72'), 0.6);
-    prices.current?.applyOptions({ upColor: up, downColor: down, wickUpColor: up, wickDownColor: down });
-    prices.current?.setData(
-      candles.map((candle) => ({
-        time: seconds(candle),
-        open: candle.o,
-        high: candle.h,
-        low: candle.l,
-        close: candle.c,
-        ...(candle.v === 0 ? { color: idle, wickColor: idle } : {}),
-      })),
-    );
-    volumes.current?.setData(
-      candles.map((candle) => ({
-        time: seconds(candle),
-        value: candle.v,
-        color: translucent(candle.c >= candle.o ? up : down, 0.45),
-      })),
-    );
+    if (plot.current) paintCandles(plot.current, candles, interval);
   }, [candles, theme, interval]);
 
   // A new option or interval is fitted to the width; a live trade moves the candles in place.
   // biome-ignore lint/correctness/useExhaustiveDependencies: fitKey stands for what is drawn
   useEffect(() => {
-    if (candles.length > 0) chart.current?.timeScale().fitContent();
+    if (candles.length > 0) plot.current?.chart.timeScale().fitContent();
   }, [fitKey, candles.length > 0]);
+}
+
+/** An option's candles for the interval, read from `from` and running to now (a flat candle for a quiet one). */
+function useCandles(optionId: string, interval: CandleInterval, from: string) {
+  const read = useApi(CANDLES_PATH, candlesInit(optionId, interval, from));
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), TICK_MS);
+    return () => clearInterval(timer);
+  }, []);
+  const candles = useMemo(
+    () => upTo(read.data?.data ?? [], interval, Math.max(now, Date.now())).slice(-CANDLES_SHOWN[interval]),
+    [read.data, interval, now],
+  );
+  return { read, candles };
 }
 
 /** A candle in words: open, high, low, close and the volume. */
@@ -193,6 +239,41 @@ function Readout({ candle, interval }: { candle: Candle; interval: CandleInterva
   );
 }
 
+/** The plot the chart draws in, with what it holds in data attributes, and a line while it loads or is empty. */
+function CandleCanvas({
+  container,
+  candles,
+  interval,
+  read,
+}: {
+  container: RefObject<HTMLDivElement | null>;
+  candles: Candle[];
+  interval: CandleInterval;
+  read: { data?: unknown; error: unknown };
+}) {
+  const last = candles[candles.length - 1];
+  return (
+    <div
+      className="chart-plot"
+      data-testid="candle-chart"
+      data-candles={candles.length}
+      data-traded={candles.filter((candle) => candle.v > 0).length}
+      data-last={last ? [seconds(last), last.o, last.h, last.l, last.c, last.v].join(',') : ''}
+      data-interval-ms={INTERVAL_MS[interval]}
+    >
+      <div ref={container} className="chart-canvas" style={{ height: HEIGHT }} />
+      {read.data && candles.length === 0 ? (
+        <p className="chart-empty muted">No trades yet: the candles start with the first trade.</p>
+      ) : null}
+      {!read.data && !read.error ? (
+        <div className="chart-empty">
+          <Loading label="Loading the candles…" />
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
 /**
  * Candles of one option's YES price (open, high, low, close per 1-minute, 1-hour or 1-day interval, with the
  * volume below), read when shown and moved by the stream's trades in place (the market page keeps the cached
@@ -215,16 +296,7 @@ export function CandleChart({
   /** The market has other options, which the candles leave out. */
   several: boolean;
 }) {
-  const read = useApi(CANDLES_PATH, candlesInit(option.id, interval, from));
-  const [now, setNow] = useState(Date.now);
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), TICK_MS);
-    return () => clearInterval(timer);
-  }, []);
-  const candles = useMemo(
-    () => upTo(read.data?.data ?? [], interval, Math.max(now, Date.now())).slice(-CANDLES_SHOWN[interval]),
-    [read.data, interval, now],
-  );
+  const { read, candles } = useCandles(option.id, interval, from);
   const container = useRef<HTMLDivElement>(null);
   const [hover, setHover] = useState<number | null>(null);
   useCandleChart(
@@ -237,7 +309,6 @@ export function CandleChart({
   const last = candles[candles.length - 1];
   const shown = (hover === null ? undefined : candles.find((candle) => seconds(candle) === hover)) ?? last;
   const first = candles[0];
-  const width = INTERVAL_MS[interval];
 
   return (
     <figure className="chart">
@@ -259,24 +330,7 @@ export function CandleChart({
           {candleTime(first, interval)} to {candleTime(last, interval)}. The latest {describe(last)}.
         </p>
       ) : null}
-      <div
-        className="chart-plot"
-        data-testid="candle-chart"
-        data-candles={candles.length}
-        data-traded={candles.filter((candle) => candle.v > 0).length}
-        data-last={last ? [seconds(last), last.o, last.h, last.l, last.c, last.v].join(',') : ''}
-        data-interval-ms={width}
-      >
-        <div ref={container} className="chart-canvas" style={{ height: HEIGHT }} />
-        {read.data && candles.length === 0 ? (
-          <p className="chart-empty muted">No trades yet: the candles start with the first trade.</p>
-        ) : null}
-        {!read.data && !read.error ? (
-          <div className="chart-empty">
-            <Loading label="Loading the candles…" />
-          </div>
-        ) : null}
-      </div>
+      <CandleCanvas container={container} candles={candles} interval={interval} read={read} />
       <ErrorMessage error={read.error} onRetry={read.reload} />
       <figcaption className="legend">
         <Attribution />

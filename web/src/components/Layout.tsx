@@ -1,12 +1,14 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { Link, NavLink, useLocation } from 'react-router';
 import { rateLimitWait } from '../api/client';
+import type { Me } from '../api/types';
 import { useAuth } from '../auth';
 import { feedInit, useAccountStream } from '../lib/account-live';
 import { formatCredits } from '../lib/format';
-import { usePagedApi } from '../lib/hooks';
+import { useApi, usePagedApi } from '../lib/hooks';
 import { useTheme } from '../theme';
 import { BellIcon, MenuIcon, MoonIcon, SunIcon } from './Icons';
+import { UnverifiedNotice } from './UnverifiedNotice';
 
 const NAV = [
   { to: '/', label: 'Markets', end: true },
@@ -65,25 +67,97 @@ export function ThemeToggle() {
   );
 }
 
-export function Layout({ children }: { children: ReactNode }) {
-  const { me, signedIn } = useAuth();
-  const unread = useUnreadCount(signedIn);
-  useAccountStream(signedIn);
-  const [menuOpen, setMenuOpen] = useState(false);
-  const location = useLocation();
+/** The main sections, and the console for an operator; on a phone, a menu opened by its button. */
+function PrimaryNav({ open, console }: { open: boolean; console: boolean }) {
+  return (
+    <nav id="primary-nav" aria-label="Main" className={open ? 'primary-nav open' : 'primary-nav'}>
+      <ul>
+        {NAV.map((item) => (
+          <li key={item.to}>
+            <NavLink to={item.to} end={item.end}>
+              {item.label}
+            </NavLink>
+          </li>
+        ))}
+        {console ? (
+          <li>
+            <NavLink to="/admin">Console</NavLink>
+          </li>
+        ) : null}
+      </ul>
+    </nav>
+  );
+}
 
+/** The signed-in trader's notifications (with the unread count) and account (with the cash available). */
+function AccountLinks({ me, unread }: { me: Me | null | undefined; unread: number }) {
+  return (
+    <>
+      <NavLink to="/notifications" className="icon-button notif-link">
+        <BellIcon />
+        <span className="visually-hidden">Notifications</span>
+        {unread > 0 ? (
+          <span className="count-badge">
+            {unread > 99 ? '99+' : unread}
+            <span className="visually-hidden"> unread</span>
+          </span>
+        ) : null}
+      </NavLink>
+      <NavLink to="/account" className="account-link">
+        <span className="account-name">{me?.username ?? 'Account'}</span>
+        {me ? (
+          <span className="balance" data-testid="header-balance">
+            {formatCredits(me.balance.cashCents)}
+          </span>
+        ) : null}
+      </NavLink>
+    </>
+  );
+}
+
+function SignInLinks() {
+  return (
+    <>
+      <NavLink to="/login" className="button ghost small">
+        Log in
+      </NavLink>
+      <NavLink to="/register" className="button small">
+        Sign up
+      </NavLink>
+    </>
+  );
+}
+
+/** On a new page: the phone menu closes, the page starts at the top, and focus moves so readers announce it. */
+function usePageChange(closeMenu: () => void) {
+  const location = useLocation();
   const main = useRef<HTMLElement>(null);
   const firstPath = useRef(location.pathname);
-  const flash = (location.state as { flash?: string } | null)?.flash;
-
-  // A new page: close the phone menu, start at the top, and move focus so screen readers announce it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a new path is a new page
   useEffect(() => {
-    setMenuOpen(false);
+    closeMenu();
     if (firstPath.current === location.pathname) return;
     firstPath.current = '';
     window.scrollTo(0, 0);
     main.current?.focus({ preventScroll: true });
   }, [location.pathname]);
+  return { main, flash: (location.state as { flash?: string } | null)?.flash };
+}
+
+/** The notice for a signed-in trader whose address is not proven, while the server proves addresses. */
+function AddressNotice() {
+  const { me } = useAuth();
+  const flags = useApi(me && !me.emailVerified ? '/api/flags' : null);
+  if (!me || me.emailVerified || !flags.data?.addressesVerified) return null;
+  return <UnverifiedNotice email={me.email} />;
+}
+
+export function Layout({ children }: { children: ReactNode }) {
+  const { me, signedIn } = useAuth();
+  const unread = useUnreadCount(signedIn);
+  useAccountStream(signedIn);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const { main, flash } = usePageChange(() => setMenuOpen(false));
 
   return (
     <>
@@ -106,60 +180,16 @@ export function Layout({ children }: { children: ReactNode }) {
             <MenuIcon />
             <span className="visually-hidden">Menu</span>
           </button>
-          <nav id="primary-nav" aria-label="Main" className={menuOpen ? 'primary-nav open' : 'primary-nav'}>
-            <ul>
-              {NAV.map((item) => (
-                <li key={item.to}>
-                  <NavLink to={item.to} end={item.end}>
-                    {item.label}
-                  </NavLink>
-                </li>
-              ))}
-              {me?.role === 'admin' ? (
-                <li>
-                  <NavLink to="/admin">Console</NavLink>
-                </li>
-              ) : null}
-            </ul>
-          </nav>
+          <PrimaryNav open={menuOpen} console={me?.role === 'admin'} />
           <div className="header-actions">
             <ThemeToggle />
-            {signedIn ? (
-              <>
-                <NavLink to="/notifications" className="icon-button notif-link">
-                  <BellIcon />
-                  <span className="visually-hidden">Notifications</span>
-                  {unread > 0 ? (
-                    <span className="count-badge">
-                      {unread > 99 ? '99+' : unread}
-                      <span className="visually-hidden"> unread</span>
-                    </span>
-                  ) : null}
-                </NavLink>
-                <NavLink to="/account" className="account-link">
-                  <span className="account-name">{me?.username ?? 'Account'}</span>
-                  {me ? (
-                    <span className="balance" data-testid="header-balance">
-                      {formatCredits(me.balance.cashCents)}
-                    </span>
-                  ) : null}
-                </NavLink>
-              </>
-            ) : (
-              <>
-                <NavLink to="/login" className="button ghost small">
-                  Log in
-                </NavLink>
-                <NavLink to="/register" className="button small">
-                  Sign up
-                </NavLink>
-              </>
-            )}
+            {signedIn ? <AccountLinks me={me} unread={unread} /> : <SignInLinks />}
           </div>
         </div>
       </header>
       <main id="main" tabIndex={-1} ref={main}>
         <RateLimitNotice />
+        <AddressNotice />
         {flash ? (
           <p className="flash" role="status">
             {flash}

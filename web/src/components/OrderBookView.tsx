@@ -16,6 +16,46 @@ export interface PickedPrice {
   at: number;
 }
 
+/** One price level: the price (a button that fills the ticket, where it can), the shares, who offers them. */
+function LevelRow({
+  level,
+  max,
+  verb,
+  onPick,
+}: {
+  level: BookLevel;
+  max: number;
+  verb: 'Buy' | 'Sell';
+  onPick?: (priceCents: number) => void;
+}) {
+  return (
+    <tr style={{ '--depth': `${(level.quantity / max) * 100}%` } as CSSProperties}>
+      <td>
+        {onPick ? (
+          <button
+            type="button"
+            className="level-button"
+            title={`${verb} at ${formatPrice(level.priceCents)}`}
+            onClick={() => onPick(level.priceCents)}
+          >
+            {formatPrice(level.priceCents)}
+            <span className="visually-hidden"> ({verb.toLowerCase()} at this price)</span>
+          </button>
+        ) : (
+          formatPrice(level.priceCents)
+        )}
+      </td>
+      <td>{formatNumber(level.quantity)}</td>
+      <td>
+        {level.orders > 0 ? level.orders : null}
+        {level.houseQuantity > 0 ? (
+          <span className="muted small">{level.orders > 0 ? ' + house' : 'house'}</span>
+        ) : null}
+      </td>
+    </tr>
+  );
+}
+
 function Levels({
   title,
   levels,
@@ -48,42 +88,17 @@ function Levels({
             </td>
           </tr>
         ) : (
-          levels.slice(0, LEVELS).map((level) => (
-            <tr
-              key={level.priceCents}
-              style={{ '--depth': `${(level.quantity / max) * 100}%` } as CSSProperties}
-            >
-              <td>
-                {onPick ? (
-                  <button
-                    type="button"
-                    className="level-button"
-                    title={`${verb} at ${formatPrice(level.priceCents)}`}
-                    onClick={() => onPick(level.priceCents)}
-                  >
-                    {formatPrice(level.priceCents)}
-                    <span className="visually-hidden"> ({verb.toLowerCase()} at this price)</span>
-                  </button>
-                ) : (
-                  formatPrice(level.priceCents)
-                )}
-              </td>
-              <td>{formatNumber(level.quantity)}</td>
-              <td>
-                {level.orders > 0 ? level.orders : null}
-                {level.houseQuantity > 0 ? (
-                  <span className="muted small">{level.orders > 0 ? ' + house' : 'house'}</span>
-                ) : null}
-              </td>
-            </tr>
-          ))
+          levels
+            .slice(0, LEVELS)
+            .map((level) => (
+              <LevelRow key={level.priceCents} level={level} max={max} verb={verb} onPick={onPick} />
+            ))
         )}
       </tbody>
     </table>
   );
 }
 
-/** The aggregated book of one option from the chosen side's point of view (bids buy, asks sell). */
 /** Whether the book on screen follows the stream, and what to say when it does not. */
 function LiveState({ status, onRefresh }: { status: StreamStatus; onRefresh: () => void }) {
   if (status === 'live') {
@@ -108,6 +123,80 @@ function LiveState({ status, onRefresh }: { status: StreamStatus; onRefresh: () 
   );
 }
 
+/** Which side's book shows: Yes or No. */
+function BookSideChoice({ side, onSide }: { side: Side; onSide: (side: Side) => void }) {
+  return (
+    <fieldset className="chips small">
+      <legend className="visually-hidden">Show the book for</legend>
+      {(['YES', 'NO'] as const).map((value) => (
+        <button
+          key={value}
+          type="button"
+          className="chip"
+          aria-pressed={side === value}
+          onClick={() => onSide(value)}
+        >
+          {value === 'YES' ? 'Yes' : 'No'}
+        </button>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The side's last price and live state, its bids and asks (each price picks the ticket's), and their depth. */
+function BookSides({
+  book,
+  view,
+  side,
+  status,
+  onRefresh,
+  onPick,
+}: {
+  book: OrderBook;
+  view: OrderBook['yes'];
+  side: Side;
+  status: StreamStatus;
+  onRefresh: () => void;
+  onPick?: (picked: PickedPrice) => void;
+}) {
+  const pick = (action: Action) =>
+    onPick ? (priceCents: number) => onPick({ side, action, priceCents, at: Date.now() }) : undefined;
+  const max = Math.max(1, ...[...view.bids, ...view.asks].slice(0, LEVELS * 2).map((l) => l.quantity));
+  const last =
+    book.lastYesPriceCents == null
+      ? null
+      : side === 'YES'
+        ? book.lastYesPriceCents
+        : 100 - book.lastYesPriceCents;
+  const name = side === 'YES' ? 'Yes' : 'No';
+  return (
+    <>
+      <p className="muted small">
+        Last traded {name} price: {formatPrice(last)} · <LiveState status={status} onRefresh={onRefresh} />
+        {onPick ? ' · pick a price to fill the ticket' : ''}
+      </p>
+      <div className="book">
+        <Levels
+          title={`Bids: buyers of ${name}`}
+          levels={view.bids}
+          kind="bids"
+          max={max}
+          onPick={pick('SELL')}
+        />
+        <Levels
+          title={`Asks: sellers of ${name}`}
+          levels={view.asks}
+          kind="asks"
+          max={max}
+          onPick={pick('BUY')}
+        />
+      </div>
+      <DepthChart bids={view.bids} asks={view.asks} side={side} />
+    </>
+  );
+}
+
+/** The aggregated book of one option from the chosen side's point of view (bids buy, asks sell). */
 export function OrderBookView({
   book,
   error,
@@ -125,36 +214,12 @@ export function OrderBookView({
   status: StreamStatus;
   onRefresh: () => void;
 }) {
-  const pick = (action: Action) =>
-    onPick ? (priceCents: number) => onPick({ side, action, priceCents, at: Date.now() }) : undefined;
   const view = book ? (side === 'YES' ? book.yes : book.no) : undefined;
-  const max = view
-    ? Math.max(1, ...[...view.bids, ...view.asks].slice(0, LEVELS * 2).map((l) => l.quantity))
-    : 1;
-  const last =
-    book?.lastYesPriceCents == null
-      ? null
-      : side === 'YES'
-        ? book.lastYesPriceCents
-        : 100 - book.lastYesPriceCents;
   return (
     <section className="card" aria-labelledby="book-heading">
       <div className="section-head">
         <h2 id="book-heading">Order book{book ? `: ${book.optionLabel}` : ''}</h2>
-        <fieldset className="chips small">
-          <legend className="visually-hidden">Show the book for</legend>
-          {(['YES', 'NO'] as const).map((value) => (
-            <button
-              key={value}
-              type="button"
-              className="chip"
-              aria-pressed={side === value}
-              onClick={() => onSide(value)}
-            >
-              {value === 'YES' ? 'Yes' : 'No'}
-            </button>
-          ))}
-        </fieldset>
+        <BookSideChoice side={side} onSide={onSide} />
       </div>
       {error && !book ? <ErrorMessage error={error} /> : null}
       {!book && !error ? (
@@ -166,31 +231,15 @@ export function OrderBookView({
           <Loading label="Loading the order book…" />
         )
       ) : null}
-      {view ? (
-        <>
-          <p className="muted small">
-            Last traded {side === 'YES' ? 'Yes' : 'No'} price: {formatPrice(last)} ·{' '}
-            <LiveState status={status} onRefresh={onRefresh} />
-            {onPick ? ' · pick a price to fill the ticket' : ''}
-          </p>
-          <div className="book">
-            <Levels
-              title={`Bids: buyers of ${side === 'YES' ? 'Yes' : 'No'}`}
-              levels={view.bids}
-              kind="bids"
-              max={max}
-              onPick={pick('SELL')}
-            />
-            <Levels
-              title={`Asks: sellers of ${side === 'YES' ? 'Yes' : 'No'}`}
-              levels={view.asks}
-              kind="asks"
-              max={max}
-              onPick={pick('BUY')}
-            />
-          </div>
-          <DepthChart bids={view.bids} asks={view.asks} side={side} />
-        </>
+      {book && view ? (
+        <BookSides
+          book={book}
+          view={view}
+          side={side}
+          status={status}
+          onRefresh={onRefresh}
+          onPick={onPick}
+        />
       ) : null}
     </section>
   );

@@ -181,7 +181,13 @@ export function PortfolioValue({ current }: { current: ValueNow | undefined }) {
             {formatCredits(change.nowCents)}, between {formatCredits(low)} and {formatCredits(high)}.
           </p>
         ) : null}
-        <div className="chart-plot" data-testid="value-chart" data-points={points.length}>
+        <div
+          className="chart-plot"
+          data-testid="value-chart"
+          data-points={points.length}
+          data-last={points.at(-1)?.totalValueCents}
+          data-previous={points.at(-2)?.totalValueCents}
+        >
           <div ref={container} className="chart-canvas" style={{ height: HEIGHT }} />
           {hovered ? <Breakdown point={hovered} /> : null}
           {history.data && points.length < 2 ? (

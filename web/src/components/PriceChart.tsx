@@ -82,6 +82,70 @@ function Swatch({ series, colour }: { series: ChartSeries; colour: string }) {
   );
 }
 
+/** The chart, its time scale in local time; `onMove` hears the time under the pointer. */
+function createPriceChart(element: HTMLElement, onMove: (time: number | null) => void) {
+  const chart = createChart(element, {
+    ...chartBase(HEIGHT),
+    rightPriceScale: { scaleMargins: { top: 0.08, bottom: 0.08 } },
+    timeScale: {
+      timeVisible: true,
+      secondsVisible: false,
+      fixLeftEdge: true,
+      fixRightEdge: true,
+      tickMarkFormatter: (time: Time) => localTime(time, false),
+    },
+    crosshair: { mode: CrosshairMode.Magnet },
+    handleScroll: false,
+    handleScale: false,
+    localization: { timeFormatter: (time: Time) => localTime(time, true) },
+  });
+  const move = (param: MouseEventParams) => onMove(param.time === undefined ? null : (param.time as number));
+  chart.subscribeCrosshairMove(move);
+  return {
+    chart,
+    remove: () => {
+      chart.unsubscribeCrosshairMove(move);
+      chart.remove();
+    },
+  };
+}
+
+/** One series as a step line in its colour and dash, with a dot on the price now when it traded. */
+function addLine(chart: IChartApi, item: ChartSeries): ISeriesApi<'Line'> {
+  const line = chart.addSeries(LineSeries, {
+    color: colourOf(item.index),
+    lineWidth: 2,
+    lineStyle: lineStyle(item),
+    lineType: LineType.WithSteps,
+    // Values are named in the legend and under the pointer, never as labels that could cover each other.
+    lastValueVisible: false,
+    priceLineVisible: false,
+    crosshairMarkerVisible: item.kind === 'traded',
+    autoscaleInfoProvider: () => ({ priceRange: { minValue: 0, maxValue: 100 } }),
+  });
+  line.setData(
+    item.points.map((point) =>
+      point.value === undefined
+        ? { time: point.time as UTCTimestamp }
+        : { time: point.time as UTCTimestamp, value: point.value },
+    ),
+  );
+  // A dot on the price now: an option that traded only a moment ago still shows where it stands.
+  const last = item.points[item.points.length - 1];
+  if (item.kind === 'traded' && last) {
+    createSeriesMarkers(line, [
+      {
+        time: last.time as UTCTimestamp,
+        position: 'inBar',
+        color: colourOf(item.index),
+        shape: 'circle',
+        size: 1,
+      },
+    ]);
+  }
+  return line;
+}
+
 /** Draws the series with TradingView's Lightweight Charts and reports the moment under the pointer. */
 function useChart(
   container: RefObject<HTMLDivElement | null>,
@@ -98,27 +162,9 @@ function useChart(
   useEffect(() => {
     const element = container.current;
     if (!element) return;
-    const created = createChart(element, {
-      ...chartBase(HEIGHT),
-      rightPriceScale: { scaleMargins: { top: 0.08, bottom: 0.08 } },
-      timeScale: {
-        timeVisible: true,
-        secondsVisible: false,
-        fixLeftEdge: true,
-        fixRightEdge: true,
-        tickMarkFormatter: (time: Time) => localTime(time, false),
-      },
-      crosshair: { mode: CrosshairMode.Magnet },
-      handleScroll: false,
-      handleScale: false,
-      localization: { timeFormatter: (time: Time) => localTime(time, true) },
-    });
-    const move = (param: MouseEventParams) =>
-      hover.current(param.time === undefined ? null : (param.time as number));
-    created.subscribeCrosshairMove(move);
-    chart.current = created;
+    const created = createPriceChart(element, (time) => hover.current(time));
+    chart.current = created.chart;
     return () => {
-      created.unsubscribeCrosshairMove(move);
       created.remove();
       chart.current = null;
       lines.current = [];
@@ -137,42 +183,111 @@ function useChart(
       ...chartColours(),
     });
     for (const line of lines.current) current.removeSeries(line);
-    lines.current = series.map((item) => {
-      const line = current.addSeries(LineSeries, {
-        color: colourOf(item.index),
-        lineWidth: 2,
-        lineStyle: lineStyle(item),
-        lineType: LineType.WithSteps,
-        // Values are named in the legend and under the pointer, never as labels that could cover each other.
-        lastValueVisible: false,
-        priceLineVisible: false,
-        crosshairMarkerVisible: item.kind === 'traded',
-        autoscaleInfoProvider: () => ({ priceRange: { minValue: 0, maxValue: 100 } }),
-      });
-      line.setData(
-        item.points.map((point) =>
-          point.value === undefined
-            ? { time: point.time as UTCTimestamp }
-            : { time: point.time as UTCTimestamp, value: point.value },
-        ),
-      );
-      // A dot on the price now: an option that traded only a moment ago still shows where it stands.
-      const last = item.points[item.points.length - 1];
-      if (item.kind === 'traded' && last) {
-        createSeriesMarkers(line, [
-          {
-            time: last.time as UTCTimestamp,
-            position: 'inBar',
-            color: colourOf(item.index),
-            shape: 'circle',
-            size: 1,
-          },
-        ]);
-      }
-      return line;
-    });
+    lines.current = series.map((item) => addLine(current, item));
     current.timeScale().fitContent();
   }, [series, theme, exclusive]);
+}
+
+/** The options' lines for the range, running to "now": moved along with every new point, and once a minute. */
+function usePriceSeries(options: OptionDetail[], range: Range, exclusive: boolean) {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+  const points = options.reduce((sum, option) => sum + option.priceHistory.length, 0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: points stands for the histories' length
+  const series = useMemo(
+    () => chartSeries(options, range, Math.max(now, Date.now()), { exclusive }),
+    [options, range, now, points, exclusive],
+  );
+  return { points, series };
+}
+
+/** Each line in words, for readers who cannot see the chart: now, and its range over the period. */
+function chartSummary(
+  series: ChartSeries[],
+  nowText: (item: ChartSeries, i: number) => string,
+  exclusive: boolean,
+) {
+  return series
+    .map((item, i) => {
+      const values = item.points.flatMap((point) => (point.value === undefined ? [] : [point.value]));
+      const note = legendNote(item);
+      if (item.last === null) return `${item.label}: ${note}`;
+      return note
+        ? `${item.label}: ${nowText(item, i)} (${note})`
+        : `${item.label}: ${nowText(item, i)} now, between ${formatValue(Math.min(...values), exclusive)} and ${formatValue(Math.max(...values), exclusive)}`;
+    })
+    .join('. ');
+}
+
+/** The values of every line at the moment under the pointer. */
+function ChartTip({
+  time,
+  series,
+  colours,
+  exclusive,
+}: {
+  time: number;
+  series: ChartSeries[];
+  colours: string[];
+  exclusive: boolean;
+}) {
+  return (
+    <div className="chart-tip" aria-hidden="true" data-testid="chart-tip">
+      <strong>{formatDate(new Date(time * 1000).toISOString())}</strong>
+      {series.map((item, i) => {
+        const value = valueAt(item, time);
+        return (
+          <span key={item.optionId} className="tip-item">
+            <Swatch series={item} colour={colours[i] ?? ''} />
+            {item.label}:{' '}
+            {value === null
+              ? 'no trade yet'
+              : exclusive
+                ? formatValue(value, true)
+                : `Yes ${formatPrice(value)}`}
+          </span>
+        );
+      })}
+    </div>
+  );
+}
+
+/** Each line named, with its price or chance now; an exclusive event's chances together. */
+function ChartLegend({
+  series,
+  colours,
+  chanceNow,
+  together,
+}: {
+  series: ChartSeries[];
+  colours: string[];
+  chanceNow: (i: number) => string;
+  /** An exclusive event's chances now, together; null otherwise. */
+  together: string | null;
+}) {
+  return (
+    <figcaption className="legend" data-testid="chart-legend">
+      {together !== null ? (
+        <p className="legend-total small" data-testid="chances-total">
+          Chances now, one winner: together <strong>{together}</strong>
+        </p>
+      ) : null}
+      <ul className="plain">
+        {series.map((item, i) => (
+          <li key={item.optionId} className="legend-item">
+            <Swatch series={item} colour={colours[i] ?? ''} />
+            <span className="legend-label">{item.label}</span>{' '}
+            <strong>{item.chanceBps === null ? formatPrice(item.last) : chanceNow(i)}</strong>
+            {legendNote(item) ? <span className="muted small"> · {legendNote(item)}</span> : null}
+          </li>
+        ))}
+      </ul>
+      <Attribution />
+    </figcaption>
+  );
 }
 
 /**
@@ -197,18 +312,7 @@ export function PriceChart({
 }) {
   const container = useRef<HTMLDivElement>(null);
   const [hover, setHover] = useState<number | null>(null);
-  const [now, setNow] = useState(Date.now);
-  // The lines run to "now": move it along with every new point, and once a minute otherwise.
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 60_000);
-    return () => clearInterval(timer);
-  }, []);
-  const points = options.reduce((sum, option) => sum + option.priceHistory.length, 0);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: points stands for the histories' length
-  const series = useMemo(
-    () => chartSeries(options, range, Math.max(now, Date.now()), { exclusive }),
-    [options, range, now, points, exclusive],
-  );
+  const { points, series } = usePriceSeries(options, range, exclusive);
   useChart(container, series, exclusive, setHover);
   const { theme } = useTheme();
   // biome-ignore lint/correctness/useExhaustiveDependencies: the theme changes the palette
@@ -218,16 +322,6 @@ export function PriceChart({
   const chanceNow = (i: number) => formatTenths(tenths[i] ?? 0);
   const nowText = (item: ChartSeries, i: number) =>
     item.chanceBps === null ? `Yes ${formatPrice(item.last)}` : `${chanceNow(i)} chance`;
-  const summary = series
-    .map((item, i) => {
-      const values = item.points.flatMap((point) => (point.value === undefined ? [] : [point.value]));
-      const note = legendNote(item);
-      if (item.last === null) return `${item.label}: ${note}`;
-      return note
-        ? `${item.label}: ${nowText(item, i)} (${note})`
-        : `${item.label}: ${nowText(item, i)} now, between ${formatValue(Math.min(...values), exclusive)} and ${formatValue(Math.max(...values), exclusive)}`;
-    })
-    .join('. ');
   const together = formatTenths(tenths.reduce((sum, value) => sum + value, 0));
 
   return (
@@ -240,48 +334,21 @@ export function PriceChart({
         </div>
       </div>
       <p className="visually-hidden">
-        {exclusive ? 'Chance of each option over time' : 'Yes price history'}. {summary}.
+        {exclusive ? 'Chance of each option over time' : 'Yes price history'}.{' '}
+        {chartSummary(series, nowText, exclusive)}.
       </p>
       <div className="chart-plot" data-testid="price-chart" data-points={points}>
         <div ref={container} className="chart-canvas" style={{ height: HEIGHT }} />
         {hover !== null ? (
-          <div className="chart-tip" aria-hidden="true" data-testid="chart-tip">
-            <strong>{formatDate(new Date(hover * 1000).toISOString())}</strong>
-            {series.map((item, i) => {
-              const value = valueAt(item, hover);
-              return (
-                <span key={item.optionId} className="tip-item">
-                  <Swatch series={item} colour={colours[i] ?? ''} />
-                  {item.label}:{' '}
-                  {value === null
-                    ? 'no trade yet'
-                    : exclusive
-                      ? formatValue(value, true)
-                      : `Yes ${formatPrice(value)}`}
-                </span>
-              );
-            })}
-          </div>
+          <ChartTip time={hover} series={series} colours={colours} exclusive={exclusive} />
         ) : null}
       </div>
-      <figcaption className="legend" data-testid="chart-legend">
-        {exclusive ? (
-          <p className="legend-total small" data-testid="chances-total">
-            Chances now, one winner: together <strong>{together}</strong>
-          </p>
-        ) : null}
-        <ul className="plain">
-          {series.map((item, i) => (
-            <li key={item.optionId} className="legend-item">
-              <Swatch series={item} colour={colours[i] ?? ''} />
-              <span className="legend-label">{item.label}</span>{' '}
-              <strong>{item.chanceBps === null ? formatPrice(item.last) : chanceNow(i)}</strong>
-              {legendNote(item) ? <span className="muted small"> · {legendNote(item)}</span> : null}
-            </li>
-          ))}
-        </ul>
-        <Attribution />
-      </figcaption>
+      <ChartLegend
+        series={series}
+        colours={colours}
+        chanceNow={chanceNow}
+        together={exclusive ? together : null}
+      />
     </figure>
   );
 }

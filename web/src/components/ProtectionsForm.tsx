@@ -9,19 +9,8 @@ function toBps(value: string): number | null {
   return value.trim() === '' ? null : Math.round(Number(value) * 100);
 }
 
-/** Stop-loss and take-profit on one position, as prices of its side in cents (sent as basis points). */
-export function ProtectionsForm({
-  position,
-  onSaved,
-  onCancel,
-}: {
-  position: Position;
-  onSaved: () => void;
-  onCancel: () => void;
-}) {
-  const first = useRef<HTMLInputElement>(null);
-  useEffect(() => first.current?.focus(), []);
-  const id = useId();
+/** A position's stop-loss and take-profit as typed (prices in cents), and their saving. */
+function useProtectionsForm(position: Position, onSaved: () => void) {
   const [stop, setStop] = useState(
     position.stopLossProbBps === null ? '' : String(position.stopLossProbBps / 100),
   );
@@ -37,17 +26,24 @@ export function ProtectionsForm({
     );
     onSaved();
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void save.run();
+  return {
+    stop,
+    setStop,
+    take,
+    setTake,
+    pending: save.pending,
+    error: save.error,
+    submit: (event: FormEvent) => {
+      event.preventDefault();
+      void save.run();
+    },
   };
+}
+
+/** Which position the protections are for, and what they do. */
+function ProtectionsIntro({ position }: { position: Position }) {
   return (
-    <form
-      id="protections-form"
-      className="protections card inset"
-      onSubmit={submit}
-      aria-label={`Protections for ${position.optionLabel}`}
-    >
+    <>
       <h3>
         Stop-loss and take-profit: {formatNumber(position.quantity)} {position.side === 'YES' ? 'Yes' : 'No'}{' '}
         · {position.optionLabel}
@@ -57,6 +53,32 @@ export function ProtectionsForm({
         {position.markPriceCents ?? '—'}¢) falls to the stop-loss or rises to the take-profit. Leave a box
         empty to clear it.
       </p>
+    </>
+  );
+}
+
+/** Stop-loss and take-profit on one position, as prices of its side in cents (sent as basis points). */
+export function ProtectionsForm({
+  position,
+  onSaved,
+  onCancel,
+}: {
+  position: Position;
+  onSaved: () => void;
+  onCancel: () => void;
+}) {
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  const id = useId();
+  const form = useProtectionsForm(position, onSaved);
+  return (
+    <form
+      id="protections-form"
+      className="protections card inset"
+      onSubmit={form.submit}
+      aria-label={`Protections for ${position.optionLabel}`}
+    >
+      <ProtectionsIntro position={position} />
       <div className="field-row">
         <div className="field">
           <label htmlFor={`${id}-stop`}>Stop-loss (¢)</label>
@@ -67,8 +89,8 @@ export function ProtectionsForm({
             min={1}
             max={99}
             step={1}
-            value={stop}
-            onChange={(e) => setStop(e.target.value)}
+            value={form.stop}
+            onChange={(e) => form.setStop(e.target.value)}
           />
         </div>
         <div className="field">
@@ -79,20 +101,20 @@ export function ProtectionsForm({
             min={1}
             max={99}
             step={1}
-            value={take}
-            onChange={(e) => setTake(e.target.value)}
+            value={form.take}
+            onChange={(e) => form.setTake(e.target.value)}
           />
         </div>
       </div>
       <div className="actions">
-        <button type="submit" className="button small" disabled={save.pending}>
+        <button type="submit" className="button small" disabled={form.pending}>
           Save
         </button>
         <button type="button" className="link-button" onClick={onCancel}>
           Cancel
         </button>
       </div>
-      <ErrorMessage error={save.error} />
+      <ErrorMessage error={form.error} />
     </form>
   );
 }

@@ -4,7 +4,7 @@ import { holdingsChanged } from '../lib/account-live';
 import { type GetAnswer, type Resource, useApi } from '../lib/hooks';
 import { useInView } from '../lib/in-view';
 import { MarketNotes } from './MarketNotes';
-import { OpenOrdersTable } from './OrdersTable';
+import { afterAmend, CancelAllOrders, OpenOrdersTable } from './open-orders';
 import { PositionsTable } from './PositionsTable';
 import { ErrorMessage, Loading } from './Status';
 import { TradesTable } from './TradesTable';
@@ -55,7 +55,8 @@ function NotesDisclosure({ slug }: { slug: string }) {
 }
 
 /**
- * The viewer's side of one market: positions (valued live), open orders with cancel, recent trades and private
+ * The viewer's side of one market: positions (valued live), open orders with amend, cancel and cancel-all, recent
+ * trades and private
  * notes. The lower parts are read when scrolled to, unless the page needs them at once (`tradesNow`).
  */
 export function YourActivity({
@@ -98,9 +99,23 @@ export function YourActivity({
           )}
           {tradable || open.length > 0 ? (
             <>
-              <h3 ref={ordersHeading} tabIndex={-1}>
-                Open orders
-              </h3>
+              <div className="section-head">
+                <h3 ref={ordersHeading} tabIndex={-1}>
+                  Open orders
+                </h3>
+                {open.length > 1 ? (
+                  <CancelAllOrders
+                    eventSlug={slug}
+                    count={open.length}
+                    onCancelled={() => {
+                      orders.setData((current) => (current ? { ...current, data: [] } : current));
+                      orders.reload();
+                      holdingsChanged();
+                      ordersHeading.current?.focus();
+                    }}
+                  />
+                ) : null}
+              </div>
               {open.length > 0 ? (
                 <OpenOrdersTable
                   orders={open}
@@ -112,8 +127,14 @@ export function YourActivity({
                         : current,
                     );
                     holdingsChanged();
-                    // The row and its button are gone: keep the keyboard where the list is.
-                    ordersHeading.current?.focus();
+                    // With the last row gone, the keyboard stays where the list was.
+                    if (open.length === 1) ordersHeading.current?.focus();
+                  }}
+                  onAmended={(before, after) => {
+                    orders.setData((current) =>
+                      current ? { ...current, data: afterAmend(current.data, before, after) } : current,
+                    );
+                    holdingsChanged();
                   }}
                 />
               ) : (

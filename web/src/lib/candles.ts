@@ -14,12 +14,25 @@ export const INTERVALS: { value: CandleInterval; label: string }[] = [
 
 export const INTERVAL_MS: Record<CandleInterval, number> = {
   '1m': 60_000,
+  '5m': 300_000,
+  '15m': 900_000,
   '1h': 3_600_000,
+  '6h': 21_600_000,
   '1d': 86_400_000,
 };
 
-/** Candles read and drawn per interval: three hours of minutes, a week of hours, a year of days. */
-export const CANDLES_SHOWN: Record<CandleInterval, number> = { '1m': 180, '1h': 168, '1d': 365 };
+/**
+ * Candles read and drawn per interval: three hours of minutes, a week of hours, a year of days (and for the
+ * intervals the API serves besides those the chart offers, about as long a stretch).
+ */
+export const CANDLES_SHOWN: Record<CandleInterval, number> = {
+  '1m': 180,
+  '5m': 288,
+  '15m': 384,
+  '1h': 168,
+  '6h': 240,
+  '1d': 365,
+};
 
 /** Fewer trades than this in the chart's range draw too few candles to read: such a market opens on the line. */
 export const THIN_TRADES = 5;

@@ -10,6 +10,12 @@ const PLAIN: Record<string, string> = {
   INVALID_CREDENTIALS: 'That email and password do not match an account.',
   EMAIL_TAKEN: 'An account with this email already exists. Try logging in.',
   USERNAME_TAKEN: 'That username is taken. Pick another one.',
+  USERNAME_RESERVED:
+    'That username is kept for the exchange itself, or looks like one that is. Pick another one.',
+  WEAK_PASSWORD: 'That password is too easy to guess. Try a few unrelated words together.',
+  LINK_INVALID: 'This link no longer works: it was used already, it expired, or a newer one replaced it.',
+  EMAIL_NOT_VERIFIED: 'Confirm your email address first: open the link we sent you, or ask for a new one.',
+  EMAIL_ALREADY_VERIFIED: 'Your email address is confirmed already.',
   TOO_MANY_API_KEYS: 'You have reached the limit of API keys. Revoke one you no longer use first.',
   ACCOUNT_SUSPENDED: 'This account is suspended.',
   UNAUTHENTICATED: 'Please log in to do this.',
@@ -98,6 +104,10 @@ export function describeError(error: unknown): string {
     if (typeof neededCents === 'number' && typeof availableCents === 'number') {
       return `This order needs ${inCredits(neededCents)}, and you have ${inCredits(availableCents)} available. Lower the quantity or the price.`;
     }
+  }
+  if (error.code === 'WEAK_PASSWORD' && Array.isArray(error.details)) {
+    const why = (error.details as { message?: string }[])[0]?.message;
+    if (why) return `That password is too easy to guess. ${why}`;
   }
   if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details) && error.details.length > 0) {
     return (error.details as { field?: string; message?: string }[])

@@ -7,7 +7,7 @@ import { CopyField } from '../components/CopyField';
 import { PagedList } from '../components/Paged';
 import { ErrorMessage, Loaded, SignInPrompt } from '../components/Status';
 import { formatCredits, formatDate, formatSignedCredits, titleCase } from '../lib/format';
-import { useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
+import { type Paged, useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
 
 function ChallengeSummary({ challenge }: { challenge: Challenge }) {
   return (
@@ -39,7 +39,8 @@ function ChallengeSummary({ challenge }: { challenge: Challenge }) {
   );
 }
 
-function CreateChallenge({ onCreated }: { onCreated: (challenge: Challenge) => void }) {
+/** A new challenge as typed (one market, or every market for some days), and its creation. */
+function useCreateChallenge(onCreated: (challenge: Challenge) => void) {
   const markets = useApi('/api/events', { params: { query: { status: 'open', limit: 200 } } });
   const [scope, setScope] = useState<'market' | 'window'>('market');
   const [eventSlug, setEventSlug] = useState('');
@@ -60,28 +61,54 @@ function CreateChallenge({ onCreated }: { onCreated: (challenge: Challenge) => v
     );
     onCreated(challenge);
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void create.run();
+  return {
+    markets: markets.data?.data ?? [],
+    fields: { scope, eventSlug, days, stake, opponent },
+    set: { setScope, setEventSlug, setDays, setStake, setOpponent },
+    pending: create.pending,
+    error: create.error,
+    submit: (event: FormEvent) => {
+      event.preventDefault();
+      void create.run();
+    },
   };
+}
+
+/** What the challenge is played on: one market, or every market for a number of days. */
+function ChallengeScope({ form }: { form: ReturnType<typeof useCreateChallenge> }) {
+  const { fields, set } = form;
   return (
-    <form className="stack" onSubmit={submit}>
+    <>
       <fieldset className="segmented">
         <legend>Play on</legend>
         <label>
-          <input type="radio" name="scope" checked={scope === 'market'} onChange={() => setScope('market')} />
+          <input
+            type="radio"
+            name="scope"
+            checked={fields.scope === 'market'}
+            onChange={() => set.setScope('market')}
+          />
           <span>One market</span>
         </label>
         <label>
-          <input type="radio" name="scope" checked={scope === 'window'} onChange={() => setScope('window')} />
+          <input
+            type="radio"
+            name="scope"
+            checked={fields.scope === 'window'}
+            onChange={() => set.setScope('window')}
+          />
           <span>Every market</span>
         </label>
       </fieldset>
-      {scope === 'market' ? (
+      {fields.scope === 'market' ? (
         <div className="field">
           <label htmlFor="challenge-market">Market</label>
-          <select id="challenge-market" value={eventSlug} onChange={(e) => setEventSlug(e.target.value)}>
-            {(markets.data?.data ?? []).map((market) => (
+          <select
+            id="challenge-market"
+            value={fields.eventSlug}
+            onChange={(e) => set.setEventSlug(e.target.value)}
+          >
+            {form.markets.map((market) => (
               <option key={market.slug} value={market.slug}>
                 {market.title}
               </option>
@@ -96,11 +123,21 @@ function CreateChallenge({ onCreated }: { onCreated: (challenge: Challenge) => v
             type="number"
             min={1}
             max={30}
-            value={days}
-            onChange={(e) => setDays(e.target.value)}
+            value={fields.days}
+            onChange={(e) => set.setDays(e.target.value)}
           />
         </div>
       )}
+    </>
+  );
+}
+
+function CreateChallenge({ onCreated }: { onCreated: (challenge: Challenge) => void }) {
+  const form = useCreateChallenge(onCreated);
+  const { fields, set } = form;
+  return (
+    <form className="stack" onSubmit={form.submit}>
+      <ChallengeScope form={form} />
       <div className="field-row">
         <div className="field">
           <label htmlFor="challenge-stake">Stake (credits, each side)</label>
@@ -110,27 +147,100 @@ function CreateChallenge({ onCreated }: { onCreated: (challenge: Challenge) => v
             min={0}
             max={1000}
             step={0.01}
-            value={stake}
-            onChange={(e) => setStake(e.target.value)}
+            value={fields.stake}
+            onChange={(e) => set.setStake(e.target.value)}
           />
         </div>
         <div className="field">
           <label htmlFor="challenge-opponent">Opponent username (optional)</label>
-          <input id="challenge-opponent" value={opponent} onChange={(e) => setOpponent(e.target.value)} />
+          <input
+            id="challenge-opponent"
+            value={fields.opponent}
+            onChange={(e) => set.setOpponent(e.target.value)}
+          />
         </div>
       </div>
-      <button type="submit" className="button" disabled={create.pending}>
+      <button type="submit" className="button" disabled={form.pending}>
         Create challenge
       </button>
-      <ErrorMessage error={create.error} />
+      <ErrorMessage error={form.error} />
     </form>
+  );
+}
+
+/** A challenge just made: its code and the links to send the opponent. */
+function ChallengeCreated({ challenge, onAnother }: { challenge: Challenge; onAnother: () => void }) {
+  return (
+    <div className="once">
+      <p>
+        <strong>Challenge created.</strong> Send your opponent the code or one of these links.
+      </p>
+      <CopyField label="Invite code" value={challenge.code} />
+      <CopyField
+        label="Link for someone with an account"
+        value={`${location.origin}/challenges/${challenge.code}`}
+      />
+      <CopyField
+        label="Link for someone new"
+        value={`${location.origin}/register?invite=${challenge.code}`}
+      />
+      <button type="button" className="button ghost small" onClick={onAnother}>
+        Create another
+      </button>
+    </div>
+  );
+}
+
+/** An invite code typed in, to open its challenge. */
+function CodeLookup({ code, onCode }: { code: string; onCode: (code: string) => void }) {
+  const navigate = useNavigate();
+  return (
+    <section className="card" aria-labelledby="accept-challenge">
+      <h2 id="accept-challenge">Have a code?</h2>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (code.trim()) navigate(`/challenges/${encodeURIComponent(code.trim())}`);
+        }}
+      >
+        <div className="field">
+          <label htmlFor="challenge-code">Invite code</label>
+          <input id="challenge-code" value={code} maxLength={32} onChange={(e) => onCode(e.target.value)} />
+        </div>
+        <button type="submit" className="button">
+          View challenge
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function YourChallenges({ list }: { list: Paged<Challenge> }) {
+  return (
+    <section aria-labelledby="my-challenges">
+      <h2 id="my-challenges">Your challenges</h2>
+      <PagedList list={list} empty="No challenges yet.">
+        {(items) => (
+          <ul className="plain">
+            {items.map((challenge) => (
+              <li key={challenge.id} className="card">
+                <ChallengeSummary challenge={challenge} />
+                <Link to={`/challenges/${challenge.code}`} className="small">
+                  Code {challenge.code}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedList>
+    </section>
   );
 }
 
 export function ChallengesPage() {
   useDocumentTitle('Challenges');
   const { signedIn } = useAuth();
-  const navigate = useNavigate();
   const list = usePagedApi(signedIn ? '/api/challenges' : null, { params: { query: { limit: 30 } } });
   const [created, setCreated] = useState<Challenge | null>(null);
   const [code, setCode] = useState('');
@@ -150,23 +260,7 @@ export function ChallengesPage() {
       <section className="card" aria-labelledby="new-challenge">
         <h2 id="new-challenge">New challenge</h2>
         {created ? (
-          <div className="once">
-            <p>
-              <strong>Challenge created.</strong> Send your opponent the code or one of these links.
-            </p>
-            <CopyField label="Invite code" value={created.code} />
-            <CopyField
-              label="Link for someone with an account"
-              value={`${location.origin}/challenges/${created.code}`}
-            />
-            <CopyField
-              label="Link for someone new"
-              value={`${location.origin}/register?invite=${created.code}`}
-            />
-            <button type="button" className="button ghost small" onClick={() => setCreated(null)}>
-              Create another
-            </button>
-          </div>
+          <ChallengeCreated challenge={created} onAnother={() => setCreated(null)} />
         ) : (
           <CreateChallenge
             onCreated={(challenge) => {
@@ -176,46 +270,8 @@ export function ChallengesPage() {
           />
         )}
       </section>
-      <section className="card" aria-labelledby="accept-challenge">
-        <h2 id="accept-challenge">Have a code?</h2>
-        <form
-          className="inline-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (code.trim()) navigate(`/challenges/${encodeURIComponent(code.trim())}`);
-          }}
-        >
-          <div className="field">
-            <label htmlFor="challenge-code">Invite code</label>
-            <input
-              id="challenge-code"
-              value={code}
-              maxLength={32}
-              onChange={(e) => setCode(e.target.value)}
-            />
-          </div>
-          <button type="submit" className="button">
-            View challenge
-          </button>
-        </form>
-      </section>
-      <section aria-labelledby="my-challenges">
-        <h2 id="my-challenges">Your challenges</h2>
-        <PagedList list={list} empty="No challenges yet.">
-          {(items) => (
-            <ul className="plain">
-              {items.map((challenge) => (
-                <li key={challenge.id} className="card">
-                  <ChallengeSummary challenge={challenge} />
-                  <Link to={`/challenges/${challenge.code}`} className="small">
-                    Code {challenge.code}
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          )}
-        </PagedList>
-      </section>
+      <CodeLookup code={code} onCode={setCode} />
+      <YourChallenges list={list} />
     </div>
   );
 }

@@ -9,7 +9,8 @@ import { formatCredits, formatDate, formatPrice } from '../lib/format';
 import { useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
 import { invalidate } from '../lib/query';
 
-function FollowForm({ initial, onSaved }: { initial: string; onSaved: () => void }) {
+/** A trader to copy as typed: how big each copy is, and the limits per copy and per day; then the saving. */
+function useFollowForm(initial: string, onSaved: () => void) {
   const [leader, setLeader] = useState(initial);
   const [mode, setMode] = useState<'fixed' | 'fraction'>('fixed');
   const [quantity, setQuantity] = useState('5');
@@ -33,61 +34,86 @@ function FollowForm({ initial, onSaved }: { initial: string; onSaved: () => void
     );
     onSaved();
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void save.run();
+  return {
+    fields: { leader, mode, quantity, percent, maxQuantity, daily },
+    set: { setLeader, setMode, setQuantity, setPercent, setMaxQuantity, setDaily },
+    pending: save.pending,
+    error: save.error,
+    submit: (event: FormEvent) => {
+      event.preventDefault();
+      void save.run();
+    },
   };
+}
+type FollowFormState = ReturnType<typeof useFollowForm>;
+
+/** Each copy's size: a fixed number of shares, or a share of the trader's quantity. */
+function CopySizing({ form }: { form: FollowFormState }) {
+  const { fields, set } = form;
   return (
-    <form className="stack" onSubmit={submit} aria-label="Copy a trader">
+    <fieldset>
+      <legend>Size of each copy</legend>
+      <label className="check">
+        <input
+          type="radio"
+          name="sizing"
+          checked={fields.mode === 'fixed'}
+          onChange={() => set.setMode('fixed')}
+        />
+        A fixed number of shares
+      </label>
+      <label className="check">
+        <input
+          type="radio"
+          name="sizing"
+          checked={fields.mode === 'fraction'}
+          onChange={() => set.setMode('fraction')}
+        />
+        A share of the trader’s quantity
+      </label>
+      {fields.mode === 'fixed' ? (
+        <div className="field">
+          <label htmlFor="copy-quantity">Shares per copy</label>
+          <input
+            id="copy-quantity"
+            inputMode="numeric"
+            value={fields.quantity}
+            onChange={(e) => set.setQuantity(e.target.value)}
+          />
+        </div>
+      ) : (
+        <div className="field">
+          <label htmlFor="copy-percent">Percent of the trader’s quantity</label>
+          <input
+            id="copy-percent"
+            inputMode="decimal"
+            value={fields.percent}
+            onChange={(e) => set.setPercent(e.target.value)}
+          />
+        </div>
+      )}
+    </fieldset>
+  );
+}
+
+function FollowForm({ initial, onSaved }: { initial: string; onSaved: () => void }) {
+  const form = useFollowForm(initial, onSaved);
+  const { fields, set } = form;
+  return (
+    <form className="stack" onSubmit={form.submit} aria-label="Copy a trader">
       <div className="field">
         <label htmlFor="copy-leader">Trader’s username</label>
-        <input id="copy-leader" value={leader} onChange={(e) => setLeader(e.target.value)} />
+        <input id="copy-leader" value={fields.leader} onChange={(e) => set.setLeader(e.target.value)} />
       </div>
-      <fieldset>
-        <legend>Size of each copy</legend>
-        <label className="check">
-          <input type="radio" name="sizing" checked={mode === 'fixed'} onChange={() => setMode('fixed')} />A
-          fixed number of shares
-        </label>
-        <label className="check">
-          <input
-            type="radio"
-            name="sizing"
-            checked={mode === 'fraction'}
-            onChange={() => setMode('fraction')}
-          />
-          A share of the trader’s quantity
-        </label>
-        {mode === 'fixed' ? (
-          <div className="field">
-            <label htmlFor="copy-quantity">Shares per copy</label>
-            <input
-              id="copy-quantity"
-              inputMode="numeric"
-              value={quantity}
-              onChange={(e) => setQuantity(e.target.value)}
-            />
-          </div>
-        ) : (
-          <div className="field">
-            <label htmlFor="copy-percent">Percent of the trader’s quantity</label>
-            <input
-              id="copy-percent"
-              inputMode="decimal"
-              value={percent}
-              onChange={(e) => setPercent(e.target.value)}
-            />
-          </div>
-        )}
-      </fieldset>
+      <CopySizing form={form} />
       <div className="field-row">
         <div className="field">
           <label htmlFor="copy-max">Most shares per copy</label>
           <input
             id="copy-max"
             inputMode="numeric"
-            value={maxQuantity}
-            onChange={(e) => setMaxQuantity(e.target.value)}
+            value={fields.maxQuantity}
+            onChange={(e) => set.setMaxQuantity(e.target.value)}
           />
         </div>
         <div className="field">
@@ -95,17 +121,17 @@ function FollowForm({ initial, onSaved }: { initial: string; onSaved: () => void
           <input
             id="copy-daily"
             inputMode="decimal"
-            value={daily}
-            onChange={(e) => setDaily(e.target.value)}
+            value={fields.daily}
+            onChange={(e) => set.setDaily(e.target.value)}
           />
         </div>
       </div>
       <div>
-        <button type="submit" className="button" disabled={save.pending || !leader.trim()}>
+        <button type="submit" className="button" disabled={form.pending || !fields.leader.trim()}>
           Start copying
         </button>
       </div>
-      <ErrorMessage error={save.error} />
+      <ErrorMessage error={form.error} />
     </form>
   );
 }

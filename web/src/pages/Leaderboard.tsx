@@ -24,6 +24,8 @@ const BOARDS = [
   {
     key: 'predictions',
     label: 'Correct predictions',
+    // Four tabs side by side fit a phone's width only with short names.
+    tab: 'Predictions',
     format: formatNumber,
     about: 'Positions on the winning side of a settled market.',
     empty: 'No market has settled with a winner holding shares yet.',
@@ -128,7 +130,7 @@ export function LeaderboardPage() {
       <Tabs
         id="leaderboard"
         label="Rank traders by"
-        tabs={BOARDS.map(({ key, label }) => ({ value: key, label }))}
+        tabs={BOARDS.map((board) => ({ value: board.key, label: 'tab' in board ? board.tab : board.label }))}
         value={active}
         onChange={choose}
         className="card"

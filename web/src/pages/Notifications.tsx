@@ -5,8 +5,47 @@ import { PagedList } from '../components/Paged';
 import { ErrorMessage, SignInPrompt } from '../components/Status';
 import { feedInit, setUnreadCount } from '../lib/account-live';
 import { timeAgo } from '../lib/format';
-import { useAction, useDocumentTitle, usePagedApi } from '../lib/hooks';
+import { type PageItem, useAction, useDocumentTitle, usePagedApi } from '../lib/hooks';
 import { notificationLink } from '../lib/notification-links';
+
+type Notification = PageItem<'/api/me/notifications'>;
+
+/** One notification: what happened, when, a link to where it happened, and a way to mark it read. */
+function NotificationItem({ item, onRead }: { item: Notification; onRead: () => void }) {
+  const link = notificationLink(item.type, item.data);
+  return (
+    <li className={item.read ? 'card notification' : 'card notification unread'} data-testid="notification">
+      <div>
+        <h2 className="notification-title">
+          {item.read ? null : <span className="visually-hidden">Unread: </span>}
+          {item.title}
+        </h2>
+        <p>{item.body}</p>
+        <span className="muted small">{timeAgo(item.createdAt)}</span>
+        {link ? (
+          <>
+            {' · '}
+            <Link
+              to={link.to}
+              className="small"
+              onClick={() => {
+                if (!item.read) onRead();
+              }}
+            >
+              {link.label}
+              <span className="visually-hidden">: {item.title}</span>
+            </Link>
+          </>
+        ) : null}
+      </div>
+      {item.read ? null : (
+        <button type="button" className="link-button" onClick={onRead}>
+          Mark read<span className="visually-hidden">: {item.title}</span>
+        </button>
+      )}
+    </li>
+  );
+}
 
 export function NotificationsPage() {
   useDocumentTitle('Notifications');
@@ -49,49 +88,9 @@ export function NotificationsPage() {
       >
         {(items) => (
           <ul className="plain notifications">
-            {items.map((item) => {
-              const link = notificationLink(item.type, item.data);
-              return (
-                <li
-                  key={item.id}
-                  className={item.read ? 'card notification' : 'card notification unread'}
-                  data-testid="notification"
-                >
-                  <div>
-                    <h2 className="notification-title">
-                      {item.read ? null : <span className="visually-hidden">Unread: </span>}
-                      {item.title}
-                    </h2>
-                    <p>{item.body}</p>
-                    <span className="muted small">{timeAgo(item.createdAt)}</span>
-                    {link ? (
-                      <>
-                        {' · '}
-                        <Link
-                          to={link.to}
-                          className="small"
-                          onClick={() => {
-                            if (!item.read) void mark.run({ id: item.id });
-                          }}
-                        >
-                          {link.label}
-                          <span className="visually-hidden">: {item.title}</span>
-                        </Link>
-                      </>
-                    ) : null}
-                  </div>
-                  {item.read ? null : (
-                    <button
-                      type="button"
-                      className="link-button"
-                      onClick={() => void mark.run({ id: item.id })}
-                    >
-                      Mark read<span className="visually-hidden">: {item.title}</span>
-                    </button>
-                  )}
-                </li>
-              );
-            })}
+            {items.map((item) => (
+              <NotificationItem key={item.id} item={item} onRead={() => void mark.run({ id: item.id })} />
+            ))}
           </ul>
         )}
       </PagedList>

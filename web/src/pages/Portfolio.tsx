@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import type { Portfolio } from '../api/types';
 import { useAuth } from '../auth';
 import { AccountHistory } from '../components/AccountHistory';
-import { OpenOrdersTable } from '../components/OrdersTable';
+import { afterAmend, CancelAllOrders, OpenOrdersTable } from '../components/open-orders';
 import { PagedList } from '../components/Paged';
 import { PositionsTable } from '../components/PositionsTable';
 import { Empty, Loaded, Loading, SignInPrompt } from '../components/Status';
@@ -63,6 +63,7 @@ export function PortfolioPage() {
     );
   }
   const held = (portfolio.data?.data ?? []).filter((position) => position.quantity > 0);
+  const openCount = orders.items?.length ?? 0;
   return (
     <div className="page">
       <div className="page-head">
@@ -90,9 +91,22 @@ export function PortfolioPage() {
         {held.length > 0 ? <PositionsTable positions={held} /> : null}
       </section>
       <section className="card" aria-labelledby="orders-heading">
-        <h2 id="orders-heading" ref={ordersHeading} tabIndex={-1}>
-          Open orders
-        </h2>
+        <div className="section-head">
+          <h2 id="orders-heading" ref={ordersHeading} tabIndex={-1}>
+            Open orders
+          </h2>
+          {openCount > 1 ? (
+            <CancelAllOrders
+              count={openCount}
+              onCancelled={() => {
+                orders.setItems(() => []);
+                orders.reload();
+                holdingsChanged();
+                ordersHeading.current?.focus();
+              }}
+            />
+          ) : null}
+        </div>
         <PagedList list={orders} empty="No open orders.">
           {(items) => (
             <OpenOrdersTable
@@ -100,7 +114,11 @@ export function PortfolioPage() {
               onCancelled={(order) => {
                 orders.setItems((all) => all.filter((item) => item.id !== order.id));
                 holdingsChanged();
-                ordersHeading.current?.focus();
+                if (items.length === 1) ordersHeading.current?.focus();
+              }}
+              onAmended={(before, after) => {
+                orders.setItems((all) => afterAmend(all, before, after));
+                holdingsChanged();
               }}
             />
           )}

@@ -16,7 +16,7 @@ import {
   pnlClass,
   timeAgo,
 } from '../lib/format';
-import { useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
+import { type Paged, type PageItem, useAction, useApi, useDocumentTitle, usePagedApi } from '../lib/hooks';
 import { NotFoundPage } from './NotFound';
 
 function FollowButton({
@@ -56,6 +56,116 @@ function FollowButton({
   );
 }
 
+/** Who the trader is: avatar, name, level, followers, and for another trader, follow, copy and report. */
+function ProfileHead({
+  profile,
+  actions,
+  onFollowers,
+}: {
+  profile: PublicProfile;
+  /** Whether the visitor may follow, copy and report: signed in, and not on their own profile. */
+  actions: boolean;
+  onFollowers: (followers: number) => void;
+}) {
+  return (
+    <header className="profile-head">
+      <Avatar url={profile.avatarUrl} name={profile.username} size={80} />
+      <div>
+        <h1>{profile.displayName ?? profile.username}</h1>
+        <p className="muted">
+          @{profile.username} · level {profile.level} · joined {formatDay(profile.joinedAt)}
+        </p>
+        <p className="muted small">
+          {formatCount(profile.followers, 'follower')} · {profile.following} following
+        </p>
+        {actions ? (
+          <div className="actions">
+            <FollowButton profile={profile} onChange={onFollowers} />
+            <Link
+              to={`/copy-trading?trader=${encodeURIComponent(profile.username)}`}
+              className="button small ghost"
+            >
+              Copy their trades
+            </Link>
+            <ReportButton targetType="USER" targetId={profile.id} />
+          </div>
+        ) : null}
+      </div>
+    </header>
+  );
+}
+
+/** The trader's record: trades, volume, realized profit, win rate and winning streak. */
+function ProfileStats({ stats }: { stats: PublicProfile['stats'] }) {
+  return (
+    <dl className="stats">
+      <div className="stat">
+        <dt>Trades</dt>
+        <dd>{stats.trades}</dd>
+      </div>
+      <div className="stat">
+        <dt>Volume</dt>
+        <dd>{formatCredits(stats.volumeCents)}</dd>
+      </div>
+      <div className="stat">
+        <dt>Realized profit</dt>
+        <dd className={pnlClass(stats.realizedPnlCents)}>{formatSignedCredits(stats.realizedPnlCents)}</dd>
+      </div>
+      <div className="stat">
+        <dt>Win rate</dt>
+        <dd>{stats.winRateBps === null ? '—' : formatPercentBps(stats.winRateBps)}</dd>
+      </div>
+      <div className="stat">
+        <dt>Winning streak</dt>
+        <dd title="Settled positions won in a row, the latest first">
+          {formatCount(stats.currentStreak, 'win')} in a row
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+function Badges({ badges }: { badges: PublicProfile['badges'] }) {
+  return (
+    <section className="card" aria-labelledby="badges-heading">
+      <h2 id="badges-heading">Badges</h2>
+      {badges.length === 0 ? (
+        <p className="empty">No badges yet.</p>
+      ) : (
+        <ul className="badges">
+          {badges.map((badge) => (
+            <li key={badge.id} className="badge earned" title={badge.description}>
+              <strong>{badge.name}</strong>
+              <span className="small">{badge.description}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function RecentPosts({ posts }: { posts: Paged<PageItem<'/api/posts'>> }) {
+  return (
+    <section className="card" aria-labelledby="posts-heading">
+      <h2 id="posts-heading">Recent posts</h2>
+      <PagedList list={posts} empty="No posts yet." more="More posts">
+        {(items) => (
+          <ul className="plain posts">
+            {items.map((post) => (
+              <li key={post.id} className="post">
+                <Link to={`/markets/${post.eventSlug}`}>{post.eventTitle}</Link>{' '}
+                <span className="muted small">{timeAgo(post.createdAt)}</span>
+                <p className="post-text">{post.text}</p>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedList>
+    </section>
+  );
+}
+
 export function ProfilePage() {
   const { username = '' } = useParams();
   const { me } = useAuth();
@@ -68,94 +178,18 @@ export function ProfilePage() {
       <Loaded data={profile.data} error={profile.error} reload={profile.reload}>
         {(data) => (
           <>
-            <header className="profile-head">
-              <Avatar url={data.avatarUrl} name={data.username} size={80} />
-              <div>
-                <h1>{data.displayName ?? data.username}</h1>
-                <p className="muted">
-                  @{data.username} · level {data.level} · joined {formatDay(data.joinedAt)}
-                </p>
-                <p className="muted small">
-                  {formatCount(data.followers, 'follower')} · {data.following} following
-                </p>
-                {me && me.id !== data.id ? (
-                  <div className="actions">
-                    <FollowButton
-                      profile={data}
-                      onChange={(followers) => profile.setData((p) => p && { ...p, followers })}
-                    />
-                    <Link
-                      to={`/copy-trading?trader=${encodeURIComponent(data.username)}`}
-                      className="button small ghost"
-                    >
-                      Copy their trades
-                    </Link>
-                    <ReportButton targetType="USER" targetId={data.id} />
-                  </div>
-                ) : null}
-              </div>
-            </header>
+            <ProfileHead
+              profile={data}
+              actions={Boolean(me) && me?.id !== data.id}
+              onFollowers={(followers) => profile.setData((p) => p && { ...p, followers })}
+            />
             {data.bio ? <p>{data.bio}</p> : null}
-            <dl className="stats">
-              <div className="stat">
-                <dt>Trades</dt>
-                <dd>{data.stats.trades}</dd>
-              </div>
-              <div className="stat">
-                <dt>Volume</dt>
-                <dd>{formatCredits(data.stats.volumeCents)}</dd>
-              </div>
-              <div className="stat">
-                <dt>Realized profit</dt>
-                <dd className={pnlClass(data.stats.realizedPnlCents)}>
-                  {formatSignedCredits(data.stats.realizedPnlCents)}
-                </dd>
-              </div>
-              <div className="stat">
-                <dt>Win rate</dt>
-                <dd>{data.stats.winRateBps === null ? '—' : formatPercentBps(data.stats.winRateBps)}</dd>
-              </div>
-              <div className="stat">
-                <dt>Winning streak</dt>
-                <dd title="Settled positions won in a row, the latest first">
-                  {formatCount(data.stats.currentStreak, 'win')} in a row
-                </dd>
-              </div>
-            </dl>
-            <section className="card" aria-labelledby="badges-heading">
-              <h2 id="badges-heading">Badges</h2>
-              {data.badges.length === 0 ? (
-                <p className="empty">No badges yet.</p>
-              ) : (
-                <ul className="badges">
-                  {data.badges.map((badge) => (
-                    <li key={badge.id} className="badge earned" title={badge.description}>
-                      <strong>{badge.name}</strong>
-                      <span className="small">{badge.description}</span>
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </section>
+            <ProfileStats stats={data.stats} />
+            <Badges badges={data.badges} />
           </>
         )}
       </Loaded>
-      <section className="card" aria-labelledby="posts-heading">
-        <h2 id="posts-heading">Recent posts</h2>
-        <PagedList list={posts} empty="No posts yet." more="More posts">
-          {(items) => (
-            <ul className="plain posts">
-              {items.map((post) => (
-                <li key={post.id} className="post">
-                  <Link to={`/markets/${post.eventSlug}`}>{post.eventTitle}</Link>{' '}
-                  <span className="muted small">{timeAgo(post.createdAt)}</span>
-                  <p className="post-text">{post.text}</p>
-                </li>
-              ))}
-            </ul>
-          )}
-        </PagedList>
-      </section>
+      <RecentPosts posts={posts} />
     </div>
   );
 }

@@ -73,10 +73,107 @@ export function TournamentsPage() {
   );
 }
 
+type TournamentDetail = NonNullable<ReturnType<typeof useTournament>['data']>;
+
+function useTournament(slug: string) {
+  return useApi('/api/tournaments/{slug}', { params: { path: { slug } } });
+}
+
+/** When the tournament runs, when entries close, and its prizes. */
+function TournamentFacts({ tournament }: { tournament: TournamentDetail }) {
+  return (
+    <dl className="facts">
+      <div>
+        <dt>Status</dt>
+        <dd>{titleCase(tournament.status)}</dd>
+      </div>
+      <div>
+        <dt>Runs</dt>
+        <dd>
+          {formatDate(tournament.startsAt)} – {formatDate(tournament.endsAt)}
+        </dd>
+      </div>
+      <div>
+        <dt>Entries close</dt>
+        <dd>{formatDate(tournament.entryClosesAt)}</dd>
+      </div>
+      <div>
+        <dt>Prizes</dt>
+        <dd>
+          {tournament.prizes.map((prize, index) => `${index + 1}. ${formatCredits(prize)}`).join(' · ') ||
+            'None'}
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+/** The entries ranked: trades, profit, return and prize of each. */
+function Standings({ leaderboard }: { leaderboard: TournamentDetail['leaderboard'] }) {
+  return (
+    <section className="card" aria-labelledby="standings-heading">
+      <h2 id="standings-heading">Standings</h2>
+      {leaderboard.length === 0 ? (
+        <p className="empty">No entries yet.</p>
+      ) : (
+        <TableScroll label="Standings table">
+          <table className="data">
+            <thead>
+              <tr>
+                <th scope="col">Rank</th>
+                <th scope="col">Trader</th>
+                <th scope="col">Trades</th>
+                <th scope="col">Profit</th>
+                <th scope="col">Return</th>
+                <th scope="col">Prize</th>
+              </tr>
+            </thead>
+            <tbody>
+              {leaderboard.map((row) => (
+                <tr key={row.userId}>
+                  <td>{row.rank ?? '—'}</td>
+                  <td>
+                    <Link to={`/users/${row.username}`}>{row.username}</Link>
+                  </td>
+                  <td>{row.trades}</td>
+                  <td className={pnlClass(row.pnlCents)}>{formatSignedCredits(row.pnlCents)}</td>
+                  <td>{formatPercentBps(row.returnBps)}</td>
+                  <td>{row.prizeCents > 0 ? formatCredits(row.prizeCents) : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+    </section>
+  );
+}
+
+/** Joining: for a visitor, a way to sign in; for an entrant, that they are in. */
+function JoinTournament({
+  signedIn,
+  joined,
+  pending,
+  onJoin,
+}: {
+  signedIn: boolean;
+  joined: boolean;
+  pending: boolean;
+  onJoin: () => void;
+}) {
+  if (!signedIn) return <SignInPrompt what="join this tournament" />;
+  if (joined) return <p className="success">You are in this tournament.</p>;
+  return (
+    <button type="button" className="button" disabled={pending} onClick={onJoin}>
+      Join tournament
+    </button>
+  );
+}
+
 export function TournamentPage() {
   const { slug = '' } = useParams();
   const { signedIn } = useAuth();
-  const tournament = useApi('/api/tournaments/{slug}', { params: { path: { slug } } });
+  const tournament = useTournament(slug);
   useDocumentTitle(tournament.data?.title ?? 'Tournament');
   const join = useAction(async () => {
     await typed(apiClient.POST('/api/tournaments/{slug}/join', { params: { path: { slug } } }));
@@ -92,29 +189,7 @@ export function TournamentPage() {
           <>
             <h1>{data.title}</h1>
             <p>{data.description}</p>
-            <dl className="facts">
-              <div>
-                <dt>Status</dt>
-                <dd>{titleCase(data.status)}</dd>
-              </div>
-              <div>
-                <dt>Runs</dt>
-                <dd>
-                  {formatDate(data.startsAt)} – {formatDate(data.endsAt)}
-                </dd>
-              </div>
-              <div>
-                <dt>Entries close</dt>
-                <dd>{formatDate(data.entryClosesAt)}</dd>
-              </div>
-              <div>
-                <dt>Prizes</dt>
-                <dd>
-                  {data.prizes.map((prize, index) => `${index + 1}. ${formatCredits(prize)}`).join(' · ') ||
-                    'None'}
-                </dd>
-              </div>
-            </dl>
+            <TournamentFacts tournament={data} />
             <p className="muted">{data.scoring}</p>
             {data.events.length > 0 ? (
               <p>
@@ -127,58 +202,14 @@ export function TournamentPage() {
                 ))}
               </p>
             ) : null}
-            {signedIn ? (
-              data.joined ? (
-                <p className="success">You are in this tournament.</p>
-              ) : (
-                <button
-                  type="button"
-                  className="button"
-                  disabled={join.pending}
-                  onClick={() => void join.run()}
-                >
-                  Join tournament
-                </button>
-              )
-            ) : (
-              <SignInPrompt what="join this tournament" />
-            )}
+            <JoinTournament
+              signedIn={signedIn}
+              joined={data.joined}
+              pending={join.pending}
+              onJoin={() => void join.run()}
+            />
             <ErrorMessage error={join.error} />
-            <section className="card" aria-labelledby="standings-heading">
-              <h2 id="standings-heading">Standings</h2>
-              {data.leaderboard.length === 0 ? (
-                <p className="empty">No entries yet.</p>
-              ) : (
-                <TableScroll label="Standings table">
-                  <table className="data">
-                    <thead>
-                      <tr>
-                        <th scope="col">Rank</th>
-                        <th scope="col">Trader</th>
-                        <th scope="col">Trades</th>
-                        <th scope="col">Profit</th>
-                        <th scope="col">Return</th>
-                        <th scope="col">Prize</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {data.leaderboard.map((row) => (
-                        <tr key={row.userId}>
-                          <td>{row.rank ?? '—'}</td>
-                          <td>
-                            <Link to={`/users/${row.username}`}>{row.username}</Link>
-                          </td>
-                          <td>{row.trades}</td>
-                          <td className={pnlClass(row.pnlCents)}>{formatSignedCredits(row.pnlCents)}</td>
-                          <td>{formatPercentBps(row.returnBps)}</td>
-                          <td>{row.prizeCents > 0 ? formatCredits(row.prizeCents) : '—'}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </TableScroll>
-              )}
-            </section>
+            <Standings leaderboard={data.leaderboard} />
           </>
         )}
       </Loaded>

@@ -91,7 +91,7 @@ export class NewsService {
       searchAnswer
         ? report('newsApi', searchAnswer)
         : { name: 'newsApi', status: 'not_configured', fetchedAt: null },
-      ...feedAnswers.map((answer, index) => report(`feed:${feedUrls[index]}`, answer)),
+      ...feedAnswers.map((answer, index) => report(`feed:${index + 1}`, answer)),
     ];
     const items = mergeItems([
       ...adminRows.map(fromAdminRow),

@@ -1,16 +1,34 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { Agent } from 'undici';
+import type { UrlGuard } from '../../webhooks/url-guard.js';
 import { isRecord, type NewsArticle, plainText, toArticle } from './articles.js';
-import { fetchProviderText, malformed, type ProviderHttpOptions } from './http.js';
+import { fetchProviderText, malformed, ProviderFailure, type ProviderHttpOptions } from './http.js';
 
 /** Reads one RSS or Atom feed. */
 export interface FeedReader {
   read(url: string): Promise<NewsArticle[]>;
 }
 
+/**
+ * Feed URLs are typed in by operators, so they are held to the webhooks' address rules: checked before the call
+ * (loopback, private, link-local and metadata addresses refused, IPv6 forms of them included), connected only to the
+ * addresses checked, and never followed through a redirect.
+ */
 export class HttpFeedClient implements FeedReader {
-  constructor(private readonly http: ProviderHttpOptions) {}
+  private readonly http: ProviderHttpOptions;
+
+  constructor(
+    http: ProviderHttpOptions,
+    private readonly guard: UrlGuard,
+  ) {
+    const lookup = guard.connectLookup();
+    this.http = lookup ? { ...http, guarded: new Agent({ connect: { lookup } }) } : http;
+  }
 
   async read(url: string): Promise<NewsArticle[]> {
+    const problem = await this.guard.problemWith(url);
+    // The reason names the address; the report is public, so it stays in the operator's hands (the URL is theirs).
+    if (problem) throw new ProviderFailure('error', 'refused: the feed is not on a public address');
     const xml = await fetchProviderText(
       {
         url,

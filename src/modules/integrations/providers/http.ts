@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type Dispatcher, fetch as undiciFetch } from 'undici';
 
 /**
  * The one way the service talks to outside providers: Node's fetch with a deadline, a size cap and a few
@@ -19,6 +20,11 @@ export class ProviderFailure extends Error {
 }
 
 export interface ProviderHttpOptions {
+  /**
+   * Connections through this dispatcher (one whose lookup refuses forbidden addresses), with redirects refused,
+   * for URLs operators type in: the address connected to is the one checked.
+   */
+  guarded?: Dispatcher | undefined;
   /** Budget for the whole call, retries included. */
   timeoutMs: number;
   /** Extra attempts after a retryable failure. */
@@ -78,13 +84,19 @@ async function attemptOnce(
   deadline: number,
 ): Promise<string | ProviderFailure> {
   try {
-    const response = await fetch(request.url, {
+    const init = {
       method: request.method ?? 'GET',
       headers: { 'user-agent': USER_AGENT, accept: request.accept, ...request.headers },
       ...(request.body === undefined ? {} : { body: request.body }),
-      redirect: 'follow',
       signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
-    });
+    };
+    const response = options.guarded
+      ? ((await undiciFetch(request.url, {
+          ...init,
+          redirect: 'error',
+          dispatcher: options.guarded,
+        })) as unknown as Response)
+      : await fetch(request.url, { ...init, redirect: 'follow' });
     if (response.ok) return await readLimited(response, options.maxBytes ?? DEFAULT_MAX_BYTES);
     await response.body?.cancel();
     const failure = new ProviderFailure('error', `answered HTTP ${response.status}`);

@@ -16,9 +16,11 @@ export const tradeExportRoutes: FastifyPluginAsyncTypebox<{ exports: TradeExport
       schema: {
         tags: ['Account'],
         security: [{ bearerAuth: [] }],
-        summary: 'Download all your trades as CSV',
+        summary: 'Download all your trades, conversions and settlements as CSV',
         description:
-          'A `text/csv` attachment (trades.csv), oldest trade first, streamed as it is read. Columns: ' +
+          'A `text/csv` attachment (trades.csv) of your trades, conversions (a line per leg, `record` conversion) ' +
+          'and settlements (`record` settlement, with `outcome`, the payout in `cashCents` and `pnlCents`), oldest ' +
+          'first, streamed as it is read. Columns: ' +
           `${TRADE_EXPORT_COLUMNS.join(', ')}. RFC 4180: CRLF line ends; fields containing commas, quotes ` +
           'or line breaks are quoted with quotes doubled. Text cells starting with =, +, -, @, tab or ' +
           'carriage return are prefixed with a single quote so spreadsheets never run them as formulas.',

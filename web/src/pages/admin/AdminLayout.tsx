@@ -12,6 +12,8 @@ const SECTIONS = [
   { to: '/admin/webhooks', label: 'Webhooks' },
   { to: '/admin/flags', label: 'Feature flags' },
   { to: '/admin/audit', label: 'Audit' },
+  { to: '/admin/operators', label: 'Roles' },
+  { to: '/admin/actions', label: 'Admin log' },
 ];
 
 /**

@@ -1,10 +1,12 @@
 import { Route, Routes } from 'react-router';
 import { NotFoundPage } from '../NotFound';
+import { AdminActionsPage } from './Actions';
 import { AdminLayout } from './AdminLayout';
 import { AdminDisputesPage } from './Disputes';
 import { AdminEventPage } from './EventDetail';
 import { AdminEventsPage } from './Events';
 import { AdminReportsPage, AdminSuggestionsPage } from './Moderation';
+import { AdminOperatorsPage } from './Operators';
 import { AdminAuditPage, AdminFlagsPage, AdminTournamentsPage } from './System';
 import { AdminWebhooksPage } from './Webhooks';
 
@@ -22,6 +24,8 @@ export default function AdminConsole() {
         <Route path="webhooks" element={<AdminWebhooksPage />} />
         <Route path="flags" element={<AdminFlagsPage />} />
         <Route path="audit" element={<AdminAuditPage />} />
+        <Route path="operators" element={<AdminOperatorsPage />} />
+        <Route path="actions" element={<AdminActionsPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Route>
     </Routes>

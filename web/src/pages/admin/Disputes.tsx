@@ -11,7 +11,8 @@ import { useApi, useDocumentTitle, usePagedApi } from '../../lib/hooks';
 import { QueueHeading, StatusPill } from './AdminLayout';
 import { currentWinner, describeWinner, outcomesOfWinner, type Winner, WinnerPicker } from './Winner';
 
-function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => void }) {
+/** The decision on a dispute: the corrected result (used if upheld), the note to the disputer, and the sending. */
+function useDisputeDecision(dispute: Dispute, onDecided: () => void) {
   const event = useApi('/api/admin/events/{id}', { params: { path: { id: dispute.eventId } } });
   const [outcomes, setOutcomes] = useState<Record<string, Outcome>>({});
   const [winner, setWinner] = useState<Winner | null>(null);
@@ -38,6 +39,46 @@ function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => v
     );
     onDecided();
   };
+  return { event, outcomes, setOutcomes, winner, setWinner, note, setNote, decide };
+}
+
+/** An event of independent options: each option's corrected outcome, starting from its resolution. */
+function CorrectedOutcomes({
+  disputeId,
+  event,
+  outcomes,
+  onOutcomes,
+}: {
+  disputeId: string;
+  event: MarketDetail;
+  outcomes: Record<string, Outcome>;
+  onOutcomes: (outcomes: Record<string, Outcome>) => void;
+}) {
+  return (
+    <fieldset>
+      <legend>Corrected outcomes (used if upheld)</legend>
+      {event.options.map((option) => (
+        <div className="field inline" key={option.id}>
+          <label htmlFor={`dispute-${disputeId}-${option.id}`}>
+            {option.label} (now {option.resolution})
+          </label>
+          <select
+            id={`dispute-${disputeId}-${option.id}`}
+            value={outcomes[option.id] ?? option.resolution ?? 'VOID'}
+            onChange={(ev) => onOutcomes({ ...outcomes, [option.id]: ev.target.value as Outcome })}
+          >
+            <option value="YES">YES</option>
+            <option value="NO">NO</option>
+            <option value="VOID">VOID</option>
+          </select>
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => void }) {
+  const { event, outcomes, winner, note, decide, ...set } = useDisputeDecision(dispute, onDecided);
   return (
     <Loaded data={event.data} error={event.error} reload={event.reload}>
       {(e) => (
@@ -48,28 +89,15 @@ function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => v
               legend="Corrected winner (used if upheld): exactly one option wins"
               options={e.options}
               winner={winner ?? currentWinner(e.options)}
-              onWinner={setWinner}
+              onWinner={set.setWinner}
             />
           ) : (
-            <fieldset>
-              <legend>Corrected outcomes (used if upheld)</legend>
-              {e.options.map((option) => (
-                <div className="field inline" key={option.id}>
-                  <label htmlFor={`dispute-${dispute.id}-${option.id}`}>
-                    {option.label} (now {option.resolution})
-                  </label>
-                  <select
-                    id={`dispute-${dispute.id}-${option.id}`}
-                    value={outcomes[option.id] ?? option.resolution ?? 'VOID'}
-                    onChange={(ev) => setOutcomes({ ...outcomes, [option.id]: ev.target.value as Outcome })}
-                  >
-                    <option value="YES">YES</option>
-                    <option value="NO">NO</option>
-                    <option value="VOID">VOID</option>
-                  </select>
-                </div>
-              ))}
-            </fieldset>
+            <CorrectedOutcomes
+              disputeId={dispute.id}
+              event={e}
+              outcomes={outcomes}
+              onOutcomes={set.setOutcomes}
+            />
           )}
           <div className="field">
             <label htmlFor={`dispute-note-${dispute.id}`}>Note to the disputer (optional)</label>
@@ -77,7 +105,7 @@ function Decision({ dispute, onDecided }: { dispute: Dispute; onDecided: () => v
               id={`dispute-note-${dispute.id}`}
               value={note}
               maxLength={2000}
-              onChange={(ev) => setNote(ev.target.value)}
+              onChange={(ev) => set.setNote(ev.target.value)}
             />
           </div>
           <div className="actions">

@@ -9,7 +9,7 @@ import { ErrorMessage, Loaded } from '../../components/Status';
 import { formatCredits, formatDate, localDateTime } from '../../lib/format';
 import { useAction, useApi, useDocumentTitle, usePagedApi } from '../../lib/hooks';
 import { StatusPill } from './AdminLayout';
-import { toCents } from './Events';
+import { toCents } from './credits';
 
 /** Credits typed as "100, 50, 25" into cents for 1st, 2nd, 3rd. */
 function prizesInCents(text: string): number[] {

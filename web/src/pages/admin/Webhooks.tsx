@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { AdminDelivery } from '../../api/console-types';
-import { DeliveryAttempts } from '../../components/AccountSecurity';
+import { DeliveryAttempts } from '../../components/DeliveryAttempts';
 import { PagedList } from '../../components/Paged';
 import { useDocumentTitle, usePagedApi } from '../../lib/hooks';
 import { QueueHeading } from './AdminLayout';

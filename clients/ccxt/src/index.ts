@@ -1,0 +1,5 @@
+import pmx from './pmx.js';
+
+export { EXCEPTIONS } from './base.js';
+export { pmx };
+export default pmx;

@@ -1,0 +1,1 @@
+export { Conversions } from './Conversions';

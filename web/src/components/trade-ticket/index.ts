@@ -1,0 +1,1 @@
+export { TradeTicket } from './TradeTicket';
