@@ -80,59 +80,30 @@ export interface HistoryInputs {
  * settlement) is taken back from what is held now; positions are marked by the valuation rule with what was known
  * then: the outcome if the option was resolved by then, the close of the last candle that ended by then (its last
  * trade), the price of the last conversion before then.
+ *
+ * A holding's value changes only at the points where its quantity, its last price or its resolution does, so the
+ * walk back values every holding at the last point and then, at each earlier point, only the holdings that changed
+ * there: the work grows with the holdings plus their changes, not with holdings × points.
  */
 export function historyPoints(input: HistoryInputs): HistoryPoint[] {
   const { plan } = input;
   // Movements by point: index j holds those of slot firstSlot + j, the last index everything after the last point.
   const byPoint = (slot: number) => Math.min(Math.max(slot - plan.firstSlot, 0), plan.count);
-  const empty = () => new Array<number>(plan.count + 1).fill(0);
-  const cash = empty();
-  const reserved = empty();
+  const cash = slots(plan);
+  const reserved = slots(plan);
   for (const change of input.balanceChanges) {
     add(change.kind === 'cash' ? cash : reserved, byPoint(change.slot), change.amount);
   }
-  const holdings = input.holdingsNow.map((holding) => ({ ...holding, changes: empty() }));
-  const byKey = new Map(holdings.map((holding) => [`${holding.optionId}:${holding.side}`, holding]));
-  for (const change of input.holdingChanges) {
-    const holding = byKey.get(`${change.optionId}:${change.side}`);
-    if (holding) add(holding.changes, byPoint(change.slot), change.quantity);
-  }
-  const width = input.markWidthMs;
-  const trades = seriesByPoint(
-    plan,
-    input.marks.map((mark) => ({
-      optionId: mark.optionId,
-      knownAt: mark.bucket + width - 1,
-      yes: mark.close,
-    })),
-  );
-  const conversions = seriesByPoint(
-    plan,
-    input.conversionMarks.map((mark) => ({ optionId: mark.optionId, knownAt: mark.at, yes: mark.yesCents })),
-  );
+  const holdings = valuedHoldings(input, byPoint);
   // Walking back from now: the state at point k is now less every movement of point k and later.
   let cashCents = input.balancesNow.cashCents - (cash[plan.count] as number);
   let reservedCents = input.balancesNow.reservedCents - (reserved[plan.count] as number);
-  const quantities = holdings.map((holding) => holding.quantity - (holding.changes[plan.count] as number));
   const points: HistoryPoint[] = new Array(plan.count);
   for (let k = plan.count - 1; k >= 0; k--) {
     cashCents -= cash[k] as number;
     reservedCents -= reserved[k] as number;
     const time = (plan.firstSlot + k) * plan.stepMs;
-    let positionsValueCents = 0;
-    holdings.forEach((holding, index) => {
-      const quantity = (quantities[index] as number) - (holding.changes[k] as number);
-      quantities[index] = quantity;
-      if (quantity === 0) return;
-      const resolved = holding.resolvedAt !== null && holding.resolvedAt < time;
-      const mark = markOf(holding.side, {
-        resolution: resolved ? holding.resolution : null,
-        yesPayoutCents: holding.yesPayoutCents,
-        lastTradeYesCents: trades.get(holding.optionId)?.[k] ?? null,
-        lastConversionYesCents: conversions.get(holding.optionId)?.[k] ?? null,
-      });
-      positionsValueCents += quantity * (mark ?? 0);
-    });
+    const positionsValueCents = holdings.valueAt(k, time);
     points[k] = {
       t: new Date(time).toISOString(),
       cashCents,
@@ -142,6 +113,108 @@ export function historyPoints(input: HistoryInputs): HistoryPoint[] {
     };
   }
   return points;
+}
+
+/** An array of sums, one per point and one more for everything after the last point. */
+function slots(plan: HistoryPlan): number[] {
+  return new Array<number>(plan.count + 1).fill(0);
+}
+
+/**
+ * The holdings now, each with its quantity movements per point, and `changed[k]`: the holdings whose quantity,
+ * price or resolution differs between point k and point k + 1 (the last point values every holding anyway).
+ */
+function holdingMovements(input: HistoryInputs, byPoint: (slot: number) => number) {
+  const { plan } = input;
+  const holdings = input.holdingsNow.map((holding) => ({ ...holding, changes: slots(plan) }));
+  const changed: number[][] = Array.from({ length: plan.count }, () => []);
+  const changedBefore = (index: number, point: number) => {
+    if (point >= 0 && point < plan.count - 1) changed[point]?.push(index);
+  };
+  const byKey = new Map(holdings.map((holding, index) => [`${holding.optionId}:${holding.side}`, index]));
+  for (const change of input.holdingChanges) {
+    const index = byKey.get(`${change.optionId}:${change.side}`);
+    if (index === undefined) continue;
+    const point = byPoint(change.slot);
+    add((holdings[index] as (typeof holdings)[number]).changes, point, change.quantity);
+    changedBefore(index, point);
+  }
+  // A price or an outcome known at `at` counts from the first point whose time is later than it on, so the
+  // holding changes between the point before that one and it.
+  const firstPointAfter = (at: number) => Math.floor(at / plan.stepMs) - plan.firstSlot + 1;
+  const indexesOf = new Map<number, number[]>();
+  holdings.forEach((holding, index) => {
+    indexesOf.set(holding.optionId, [...(indexesOf.get(holding.optionId) ?? []), index]);
+    if (holding.resolvedAt !== null) changedBefore(index, firstPointAfter(holding.resolvedAt) - 1);
+  });
+  for (const price of [...tradePrices(input), ...conversionPrices(input)]) {
+    for (const index of indexesOf.get(price.optionId) ?? []) {
+      changedBefore(index, firstPointAfter(price.knownAt) - 1);
+    }
+  }
+  return { holdings, changed };
+}
+
+/**
+ * The holdings' value at each point, asked from the last point back to the first: `valueAt(k, time)` takes back
+ * the movements of point k and revalues the holdings that changed between point k and point k + 1 (all of them
+ * at the last point), keeping the running total.
+ */
+function valuedHoldings(input: HistoryInputs, byPoint: (slot: number) => number) {
+  const { plan } = input;
+  const { holdings, changed } = holdingMovements(input, byPoint);
+  const trades = seriesByPoint(plan, tradePrices(input));
+  const conversions = seriesByPoint(plan, conversionPrices(input));
+  const quantities = holdings.map((holding) => holding.quantity - (holding.changes[plan.count] as number));
+  const values = new Array<number>(holdings.length).fill(0);
+  const revaluedAt = new Array<number>(holdings.length).fill(-1);
+  let total = 0;
+  const revalue = (index: number, k: number, time: number) => {
+    if (revaluedAt[index] === k) return;
+    revaluedAt[index] = k;
+    const holding = holdings[index] as (typeof holdings)[number];
+    const quantity = (quantities[index] as number) - (holding.changes[k] as number);
+    quantities[index] = quantity;
+    const resolved = holding.resolvedAt !== null && holding.resolvedAt < time;
+    const mark =
+      quantity === 0
+        ? null
+        : markOf(holding.side, {
+            resolution: resolved ? holding.resolution : null,
+            yesPayoutCents: holding.yesPayoutCents,
+            lastTradeYesCents: trades.get(holding.optionId)?.[k] ?? null,
+            lastConversionYesCents: conversions.get(holding.optionId)?.[k] ?? null,
+          });
+    const value = quantity * (mark ?? 0);
+    total += value - (values[index] as number);
+    values[index] = value;
+  };
+  return {
+    valueAt(k: number, time: number): number {
+      const revalued = k === plan.count - 1 ? holdings.keys() : (changed[k] ?? []);
+      for (const index of revalued) revalue(index, k, time);
+      return total;
+    },
+  };
+}
+
+/** The candles' closes, each known from the end of its candle on. */
+function tradePrices(input: HistoryInputs) {
+  const width = input.markWidthMs;
+  return input.marks.map((mark) => ({
+    optionId: mark.optionId,
+    knownAt: mark.bucket + width - 1,
+    yes: mark.close,
+  }));
+}
+
+/** The conversions' prices, each known from its time on. */
+function conversionPrices(input: HistoryInputs) {
+  return input.conversionMarks.map((mark) => ({
+    optionId: mark.optionId,
+    knownAt: mark.at,
+    yes: mark.yesCents,
+  }));
 }
 
 function add(sums: number[], index: number, amount: number): void {
