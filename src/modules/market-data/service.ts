@@ -9,7 +9,7 @@ import type { LedgerRepository } from '../ledger/repository.js';
 import type { TradingReadsRepository } from '../trading/reads-repository.js';
 import { bookHouseOf, makerInventoriesOf } from '../trading/rows.js';
 import type { TradingService } from '../trading/service.js';
-import { toOrderView, toPositionView } from '../trading/views.js';
+import { toOrderView, valueOfGroups } from '../trading/views.js';
 import { AccountHistoryRepository } from './account-history-repository.js';
 import {
   bucketOf,
@@ -222,9 +222,9 @@ export class MarketDataService {
         if (!createdAt) throw new NotFoundError('User');
         const plan = planHistory(range, createdAt.getTime(), now);
         const since = new Date(plan.firstSlot * plan.stepMs);
-        const [balancesNow, positions, holdings, balanceChanges, holdingChanges] = await Promise.all([
+        const [balancesNow, holdingGroups, holdings, balanceChanges, holdingChanges] = await Promise.all([
           this.ledger.userBalances(trx, userId),
-          this.trading.positionsOf(trx, userId),
+          this.trading.holdingGroups(trx, userId),
           this.history.holdings(trx, userId),
           this.history.balanceChanges(trx, userId, since, plan.stepMs),
           this.history.holdingChanges(trx, userId, since, plan.stepMs),
@@ -251,9 +251,7 @@ export class MarketDataService {
           markWidthMs: INTERVALS[plan.markInterval],
           conversionMarks,
         });
-        const positionsValueCents = positions
-          .map(toPositionView)
-          .reduce((sum, position) => sum + position.valueCents, 0);
+        const positionsValueCents = valueOfGroups(holdingGroups).valueCents;
         points.push({
           t: new Date(now).toISOString(),
           ...balancesNow,

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
+import type { Side } from '../../exchange/money.js';
 import type { BookSide } from '../../exchange/order-book.js';
-import type { EventStatus } from '../../platform/db/schema.js';
+import type { Outcome } from '../../exchange/positions.js';
+import type { EventStatus, SideText } from '../../platform/db/schema.js';
 import type { Queryable } from '../../platform/db/types.js';
 import { type HouseMakerColumns, OPEN_STATUSES } from './repository.js';
 import { makerInventoriesOf } from './rows.js';
@@ -16,6 +18,12 @@ export function conversionYesPriceOf(option: string) {
     FROM conversions c CROSS JOIN LATERAL jsonb_array_elements(c.legs) AS leg
     WHERE c.event_id = ${column('event_id')} AND (leg->>'optionId')::bigint = ${column('id')}
     ORDER BY c.id DESC LIMIT 1) END`;
+}
+
+/** Which of a user's positions to read: at most `limit` (null: all), after the position of `after`. */
+export interface PositionsPage {
+  limit: number | null;
+  after: { optionId: number; side: Side } | null;
 }
 
 /** Which of a user's orders to list: open or finished limit orders, optionally of one event. */
@@ -73,9 +81,12 @@ export class TradingReadsRepository {
     return query.execute();
   }
 
-  /** Open positions (shares held) of a user, with what is needed to value them. */
-  positionsOf(db: Queryable, userId: number) {
-    return db
+  /**
+   * Open positions (shares held) of a user, with what is needed to value them, in the order of their option and
+   * side: those after `page.after`, all of them or `page.limit` + 1 (keyset on the index of a user's positions).
+   */
+  positionsOf(db: Queryable, userId: number, page: PositionsPage = { limit: null, after: null }) {
+    let query = db
       .selectFrom('positions as p')
       .innerJoin('options as op', 'op.id', 'p.option_id')
       .innerJoin('events as e', 'e.id', 'op.event_id')
@@ -92,8 +103,45 @@ export class TradingReadsRepository {
       ])
       .where('p.user_id', '=', userId)
       .where('p.quantity', '>', 0)
-      .orderBy('p.id')
-      .execute();
+      .orderBy('p.option_id')
+      .orderBy('p.side');
+    if (page.after) {
+      const { optionId, side } = page.after;
+      query = query.where(sql<boolean>`(p.option_id, p.side) > (${optionId}, ${side})`);
+    }
+    if (page.limit !== null) query = query.limit(page.limit + 1);
+    return query.execute();
+  }
+
+  /**
+   * What values all of a user's open positions, summed over the positions that share a mark's inputs (side, last
+   * price, resolution, payout, conversion price): a holding's value is linear in its shares, so each group is
+   * valued once, by the same rule, and the sums equal those of the positions one by one.
+   */
+  async holdingGroups(db: Queryable, userId: number) {
+    const { rows } = await sql<{
+      side: SideText;
+      last_yes_price: number | null;
+      resolution: Outcome | null;
+      yes_payout_cents: number | null;
+      conversion_yes_price: number | null;
+      quantity: string;
+      cost_cents: string;
+    }>`
+      SELECT side, last_yes_price, resolution, yes_payout_cents, conversion_yes_price,
+        sum(quantity) AS quantity, sum(cost_cents) AS cost_cents
+      FROM (
+        SELECT p.side, p.quantity, p.cost_cents, op.last_yes_price, op.resolution, op.yes_payout_cents,
+          ${conversionYesPriceOf('op')} AS conversion_yes_price
+        FROM positions p JOIN options op ON op.id = p.option_id
+        WHERE p.user_id = ${userId} AND p.quantity > 0
+      ) held
+      GROUP BY 1, 2, 3, 4, 5`.execute(db);
+    return rows.map((row) => ({
+      ...row,
+      quantity: Number(row.quantity),
+      cost_cents: Number(row.cost_cents),
+    }));
   }
 
   async realizedPnl(db: Queryable, userId: number): Promise<number> {

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import { ladderLevels, restingLevelsOf } from '../../exchange/ladder.js';
 import type { DB } from '../../platform/db/schema.js';
-import type { Tx } from '../../platform/db/types.js';
+import type { Queryable, Tx } from '../../platform/db/types.js';
+import { encodeCursor } from '../../platform/http.js';
 import type { LedgerRepository } from '../ledger/repository.js';
-import type { OrderFilter, TradeFilter, TradingReadsRepository } from './reads-repository.js';
+import type { OrderFilter, PositionsPage, TradeFilter, TradingReadsRepository } from './reads-repository.js';
 import { bookHouseOf } from './rows.js';
-import { toPositionView } from './views.js';
+import { positionCursorOf, toPositionView, valueOfGroups } from './views.js';
 
 /** What traders read of trading: an option's book, their orders, trades, conversions, positions and portfolio. */
 export class TradingReads {
@@ -42,27 +43,45 @@ export class TradingReads {
     return this.reads.listTrades(this.db, userId, filter, beforeId, limit);
   }
 
-  /** Positions valued at their side's last traded price, and the portfolio summary. */
-  async portfolio(userId: number) {
-    const [positions, balances, realizedPnlCents, openOrders] = await Promise.all([
-      this.reads.positionsOf(this.db, userId),
-      this.ledger.userBalances(this.db, userId),
-      this.reads.realizedPnl(this.db, userId),
-      this.reads.openOrderCount(this.db, userId),
+  /**
+   * Positions valued by the valuation rule, in the order of their option and side (those after `page.after`: all
+   * of them, or a page of `page.limit`), and the portfolio summary over all of them whatever the page.
+   */
+  async portfolio(userId: number, page: PositionsPage = { limit: null, after: null }) {
+    const [positions, summary] = await Promise.all([
+      this.reads.positionsOf(this.db, userId, page),
+      this.summary(this.db, userId),
     ]);
-    const data = positions.map(toPositionView);
-    const positionsValueCents = data.reduce((sum, p) => sum + p.valueCents, 0);
+    const more = page.limit !== null && positions.length > page.limit;
+    const rows = more ? positions.slice(0, page.limit ?? undefined) : positions;
+    const last = rows.at(-1);
     return {
-      data,
-      summary: {
-        cashCents: balances.cashCents,
-        reservedCents: balances.reservedCents,
-        positionsValueCents,
-        totalValueCents: balances.cashCents + balances.reservedCents + positionsValueCents,
-        realizedPnlCents,
-        unrealizedPnlCents: data.reduce((sum, p) => sum + p.unrealizedPnlCents, 0),
-        openOrders,
-      },
+      data: rows.map(toPositionView),
+      nextCursor: more && last ? encodeCursor(positionCursorOf(last.option_id, last.side)) : null,
+      summary,
+    };
+  }
+
+  /**
+   * The portfolio summary: cash, reserved, every open position valued by the valuation rule (summed in SQL per
+   * mark, never row by row), realized P&L and open orders. The value over time ends on its total.
+   */
+  async summary(db: Queryable, userId: number) {
+    const [groups, balances, realizedPnlCents, openOrders] = await Promise.all([
+      this.reads.holdingGroups(db, userId),
+      this.ledger.userBalances(db, userId),
+      this.reads.realizedPnl(db, userId),
+      this.reads.openOrderCount(db, userId),
+    ]);
+    const { valueCents: positionsValueCents, unrealizedPnlCents } = valueOfGroups(groups);
+    return {
+      cashCents: balances.cashCents,
+      reservedCents: balances.reservedCents,
+      positionsValueCents,
+      totalValueCents: balances.cashCents + balances.reservedCents + positionsValueCents,
+      realizedPnlCents,
+      unrealizedPnlCents,
+      openOrders,
     };
   }
 }

@@ -13,12 +13,13 @@ import {
   OrderView,
   PlacedOrderView,
   Portfolio,
+  PositionsQuery,
   TradeBody,
   TradeListItem,
 } from './schemas.js';
 import type { TradingService } from './service.js';
 import type { OptionResolver, OrderRequest } from './types.js';
-import { toOrderView, toTradeView } from './views.js';
+import { positionAfterCursor, toOrderView, toTradeView } from './views.js';
 
 /** A limit order body as the trading service takes it (the option named apart). */
 export function limitOrderOf(body: Static<typeof LimitOrderBody>): Omit<OrderRequest, 'optionId'> {
@@ -232,11 +233,21 @@ export const tradingRoutes: FastifyPluginAsyncTypebox<{
         security,
         summary: 'Your positions and portfolio summary',
         description:
-          'One position per option and side you hold. markPriceCents is the last traded price of that side; value ' +
-          'and unrealized P&L use it (cost when the option has never traded).',
-        response: { 200: Portfolio, ...errors(401) },
+          'One position per option and side you hold, in the order of the option and the side. A share is marked ' +
+          '(`markPriceCents`) by the valuation rule: once the option is resolved, what a share of its side pays; ' +
+          'else its side of the option’s last traded price; else, for an option of an exclusive event that has ' +
+          'never traded, its side of the price the event’s last conversion booked it at. Value is shares × mark, ' +
+          'unrealized P&L the value less the cost. With `limit` (1..500) the positions come in pages: pass ' +
+          '`nextCursor` as `cursor` for the next one (null on the last). Without `limit` every position (after ' +
+          '`cursor`, if given) comes in one answer, as before; new clients should page. The `summary` is over all your positions whatever the page.',
+        querystring: PositionsQuery,
+        response: { 200: Portfolio, ...errors(400, 401) },
       },
     },
-    async (request) => reads.portfolio(currentUser(request).userId),
+    async (request) => {
+      const { limit, cursor } = request.query;
+      const after = positionAfterCursor(decodeCursor(cursor, 2));
+      return reads.portfolio(currentUser(request).userId, { limit: limit ?? null, after });
+    },
   );
 };

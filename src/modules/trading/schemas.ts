@@ -224,16 +224,41 @@ export const PositionView = Type.Object({
 });
 
 export const Portfolio = Type.Object({
-  data: Type.Array(PositionView),
-  summary: Type.Object({
-    cashCents: Type.Integer(),
-    reservedCents: Type.Integer({ description: 'Cash held for open BUY orders' }),
-    positionsValueCents: Type.Integer(),
-    totalValueCents: Type.Integer({ description: 'cash + reserved + positions value' }),
-    realizedPnlCents: Type.Integer(),
-    unrealizedPnlCents: Type.Integer(),
-    openOrders: Type.Integer(),
+  data: Type.Array(PositionView, {
+    description:
+      'Your open positions in the order of their option and side: all of them, or one page with `limit`',
   }),
+  nextCursor: Nullable(
+    Type.String({
+      description: 'Pass as `cursor` for the next page; null on the last page and without `limit`',
+    }),
+  ),
+  summary: Type.Object(
+    {
+      cashCents: Type.Integer(),
+      reservedCents: Type.Integer({ description: 'Cash held for open BUY orders' }),
+      positionsValueCents: Type.Integer(),
+      totalValueCents: Type.Integer({ description: 'cash + reserved + positions value' }),
+      realizedPnlCents: Type.Integer(),
+      unrealizedPnlCents: Type.Integer(),
+      openOrders: Type.Integer(),
+    },
+    { description: 'Over all your positions, whatever the page' },
+  ),
+});
+
+/** `GET /api/positions`: every position (no `limit`), or pages of them. */
+export const PositionsQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 500,
+      description: 'Positions per page (1..500). Without it every position comes in one answer.',
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({ maxLength: 200, description: 'The `nextCursor` of the previous page' }),
+  ),
 });
 
 /**

@@ -2,6 +2,7 @@ import type { Side } from '../../exchange/money.js';
 import type { EndReason } from '../../exchange/orders.js';
 import type { Outcome } from '../../exchange/positions.js';
 import { markOf, valueHolding } from '../../exchange/valuation.js';
+import { ValidationError } from '../../platform/errors.js';
 import type { OrderRow, TradeRow } from './repository.js';
 import type { ConversionCommitted } from './types.js';
 
@@ -130,6 +131,58 @@ export function toPositionView(p: PositionViewSource) {
     resolution: p.resolution,
     ...value,
   };
+}
+
+/**
+ * What a user's open positions are worth and would gain or lose, from their positions summed per mark's inputs
+ * (TradingReadsRepository.holdingGroups): each group valued by the rule of every position, so the sums equal those
+ * of `toPositionView` over the positions one by one.
+ */
+export function valueOfGroups(
+  groups: Pick<
+    PositionViewSource,
+    | 'side'
+    | 'quantity'
+    | 'cost_cents'
+    | 'last_yes_price'
+    | 'conversion_yes_price'
+    | 'resolution'
+    | 'yes_payout_cents'
+  >[],
+) {
+  let valueCents = 0;
+  let unrealizedPnlCents = 0;
+  for (const group of groups) {
+    const mark = markOf(group.side, {
+      resolution: group.resolution,
+      yesPayoutCents: group.yes_payout_cents,
+      lastTradeYesCents: group.last_yes_price,
+      lastConversionYesCents: group.conversion_yes_price,
+    });
+    const value = valueHolding({ quantity: group.quantity, costCents: group.cost_cents }, mark);
+    valueCents += value.valueCents;
+    unrealizedPnlCents += value.unrealizedPnlCents;
+  }
+  return { valueCents, unrealizedPnlCents };
+}
+
+/** The sort key a page of positions ends on, as its cursor carries it: the option and the side (NO 0, YES 1). */
+export function positionCursorOf(optionId: number, side: Side): number[] {
+  return [optionId, side === 'YES' ? 1 : 0];
+}
+
+/** The position a page starts after, from the values of its cursor; a cursor that names none is refused. */
+export function positionAfterCursor(
+  values: (string | number)[] | null,
+): { optionId: number; side: Side } | null {
+  if (values === null) return null;
+  const [optionId, side] = values.map(Number);
+  if (optionId === undefined || optionId < 1 || (side !== 0 && side !== 1)) {
+    throw new ValidationError('Invalid cursor', [
+      { field: 'query.cursor', message: 'is not a cursor from this API' },
+    ]);
+  }
+  return { optionId, side: side === 1 ? 'YES' : 'NO' };
 }
 
 /** A conversion between an exclusive event's options: what the user gave and received, and the cash it moved. */
