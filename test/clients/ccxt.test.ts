@@ -186,6 +186,40 @@ describe('the CCXT class: trading', () => {
     expect((await trader.fetchTradingFee(yes)).taker).toBe(0.01);
   });
 
+  it('pages through every position with the cursor', async () => {
+    const key = await apiKeyOf();
+    const pager = exchangeFor(key);
+    const event = await newEvent({
+      options: [
+        { label: 'A', liquidityCents: 20_000 },
+        { label: 'B', liquidityCents: 20_000 },
+      ],
+    });
+    const outcomes = [
+      `${event.options[0].id}-YES`,
+      `${event.options[0].id}-NO`,
+      `${event.options[1].id}-YES`,
+    ];
+    for (const outcome of outcomes) await pager.createOrder(outcome, 'market', 'buy', 5);
+    const held = await live.t.app.inject({ url: '/api/positions', headers: bearer(key) });
+    expect(held.json().data).toHaveLength(3);
+    const asked: Record<string, unknown>[] = [];
+    const request = pager.request.bind(pager);
+    pager.request = (path, api, method, params, ...rest) => {
+      if (path === 'positions') asked.push({ ...(params as Record<string, unknown>) });
+      return request(path, api, method, params, ...rest);
+    };
+    pager.options.positionsPerPage = 1;
+    const positions = await pager.fetchPositions();
+    expect(positions.map((p) => p.info.id)).toEqual(held.json().data.map((p: { id: string }) => p.id));
+    expect(asked).toHaveLength(3);
+    expect(asked.map((params) => params.limit)).toEqual([1, 1, 1]);
+    expect(asked.slice(1).every((params) => typeof params.cursor === 'string')).toBe(true);
+    const balance = await pager.fetchBalance();
+    expect(balance.info).toEqual(held.json().summary);
+    await pager.close();
+  });
+
   it('places a batch seen in the book, amends in place or by replacement, and cancels all of it', async () => {
     const event = await newEvent({ options: [{ label: 'Yes', liquidityCents: 0 }] });
     const yes = `${event.options[0].id}-YES`;

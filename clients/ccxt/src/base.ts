@@ -166,6 +166,8 @@ export class PmxBase extends PredictionExchange {
       options: {
         // The most events one unscoped fetchEvents / fetchMarkets walks (200 a page).
         maxEvents: 1_000,
+        // Positions one request of fetchPositions asks for (1..500): it pages through all of them.
+        positionsPerPage: 200,
         // Candles one fetchOHLCV asks for when no limit is given (the API answers at most 1,440).
         defaultOHLCVLimit: 500,
       },

@@ -30,12 +30,18 @@ const chunks = <T>(items: T[], size: number): T[][] =>
 
 /** The public reads: events, markets and outcomes, tickers, books, candles and the tape. */
 export class PmxMarketData extends PmxParse {
-  /** A list's items, page after page, up to `max`. */
-  async pages(path: string, api: 'public' | 'private', params: Dict = {}, max = Number.POSITIVE_INFINITY) {
+  /** A list's items, page after page (`perPage` a page), up to `max`. */
+  async pages(
+    path: string,
+    api: 'public' | 'private',
+    params: Dict = {},
+    max = Number.POSITIVE_INFINITY,
+    perPage = PAGE,
+  ) {
     const items: Dict[] = [];
     let cursor: Str;
     do {
-      const limit = Math.min(PAGE, max - items.length);
+      const limit = Math.min(perPage, max - items.length);
       const page = await this.request(path, api, 'GET', this.extend(params, { limit, cursor }));
       items.push(...this.safeList(page, 'data', []));
       cursor = this.safeString(page, 'nextCursor');

@@ -237,8 +237,9 @@ export class PmxRest extends PmxMarketData {
   // -- account ----------------------------------------------------------------------------------------------------
 
   override async fetchPositions(outcomes: Strings = undefined, params = {}): Promise<PredictionPosition[]> {
-    const portfolio = await this.request('positions', 'private', 'GET', params);
-    const positions = this.safeList(portfolio, 'data', []).map((p: Dict) => this.parsePredictionPosition(p));
+    const perPage = this.safeInteger(this.options, 'positionsPerPage', 200);
+    const rows = await this.pages('positions', 'private', params, Number.POSITIVE_INFINITY, perPage);
+    const positions = rows.map((p: Dict) => this.parsePredictionPosition(p));
     if (outcomes === undefined) return positions;
     const ids = new Set(
       (await Promise.all(outcomes.map((o) => this.resolveOutcome(o)))).map((o) =>
@@ -263,7 +264,9 @@ export class PmxRest extends PmxMarketData {
 
   /** Cash is free; what open orders hold is used. */
   override async fetchBalance(params = {}): Promise<Balances> {
-    const summary = this.safeDict(await this.request('positions', 'private', 'GET', params), 'summary', {});
+    // The summary covers every position whatever the page: one position is enough to get it.
+    const portfolio = await this.request('positions', 'private', 'GET', this.extend({ limit: 1 }, params));
+    const summary = this.safeDict(portfolio, 'summary', {});
     const cash = this.safeInteger(summary, 'cashCents', 0);
     const reserved = this.safeInteger(summary, 'reservedCents', 0);
     return this.safeBalance({

@@ -89,7 +89,9 @@ export class TradingGuard {
       createdAt: string;
     }>('/api/me/fills', {}, (fill) => Date.parse(fill.createdAt) < midnight.getTime());
     const bought = fills.filter((fill) => fill.action === 'BUY');
-    const portfolio = await this.api.get<{ summary: { reservedCents: number } }>('/api/positions');
+    const portfolio = await this.api.get<{ summary: { reservedCents: number } }>('/api/positions', {
+      limit: 1,
+    });
     return (
       bought.reduce((sum, fill) => sum + fill.notionalCents + fill.feeCents, 0) +
       portfolio.summary.reservedCents

@@ -261,8 +261,15 @@ class Client:
 
     # -- portfolio ------------------------------------------------------------------------------------------------
 
-    def portfolio(self) -> m.Portfolio:
-        return cast(m.Portfolio, self.request("GET", "/api/positions"))
+    def portfolio(self, limit: Optional[int] = None) -> m.Portfolio:
+        """The summary of all your positions, with every position, or only the first ``limit`` (1..500) of them:
+        ``portfolio(limit=1)`` is the light way to read the summary alone."""
+        params = None if limit is None else {"limit": limit}
+        return cast(m.Portfolio, self.request("GET", "/api/positions", params=params))
+
+    def positions(self, page_size: int = 200) -> Iterator[m.Position]:
+        """Every open position, in the order of its option and side, ``page_size`` (1..500) a request."""
+        return self.paginate("/api/positions", page_size=page_size)
 
     def settlements(self, event_slug: Optional[str] = None) -> Iterator[m.Settlement]:
         return self.paginate("/api/me/settlements", {"eventSlug": event_slug})

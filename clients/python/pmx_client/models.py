@@ -157,6 +157,7 @@ class Position(TypedDict):
 
 
 class PortfolioSummary(TypedDict):
+    """Over all your positions, whatever the page"""
     cashCents: int
     reservedCents: int
     positionsValueCents: int
@@ -168,6 +169,7 @@ class PortfolioSummary(TypedDict):
 
 class Portfolio(TypedDict):
     data: List["Position"]
+    nextCursor: Optional[str]
     summary: "PortfolioSummary"
 
 

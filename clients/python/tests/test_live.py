@@ -158,6 +158,25 @@ class TradingTest(LiveTest):
         self.assertEqual(portfolio["summary"]["openOrders"], 0)
         self.assertEqual(list(trader.settlements()), [])
 
+    def test_positions_come_page_after_page_with_the_whole_summary(self) -> None:
+        market = new_market(self.admin)
+        option_id = market["options"][0]["id"]
+        other = new_market(self.admin)["options"][0]["id"]
+        trader = new_trader()
+        trader.place_market_trade(option_id, "YES", "BUY", 4, 99)
+        trader.place_market_trade(option_id, "NO", "BUY", 3, 99)
+        trader.place_market_trade(other, "YES", "BUY", 2, 99)
+        whole = trader.portfolio()
+        self.assertEqual(len(whole["data"]), 3)
+        self.assertIsNone(whole["nextCursor"])
+        self.assertEqual(list(trader.positions(page_size=1)), whole["data"])
+        first = trader.portfolio(limit=1)
+        self.assertEqual(len(first["data"]), 1)
+        self.assertIsNotNone(first["nextCursor"])
+        self.assertEqual(first["summary"], whole["summary"])
+        with self.assertRaises(pmx_client.ValidationFailedError):
+            trader.portfolio(limit=501)
+
     def test_an_idempotency_key_places_one_order(self) -> None:
         market = new_market(self.admin, liquidity_cents=0)
         option_id = market["options"][0]["id"]

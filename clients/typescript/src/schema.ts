@@ -2368,7 +2368,7 @@ export interface paths {
         };
         /**
          * Your positions and portfolio summary
-         * @description One position per option and side you hold. markPriceCents is the last traded price of that side; value and unrealized P&L use it (cost when the option has never traded).
+         * @description One position per option and side you hold, in the order of the option and the side. A share is marked (`markPriceCents`) by the valuation rule: once the option is resolved, what a share of its side pays; else its side of the option’s last traded price; else, for an option of an exclusive event that has never traded, its side of the price the event’s last conversion booked it at. Value is shares × mark, unrealized P&L the value less the cost. With `limit` (1..500) the positions come in pages: pass `nextCursor` as `cursor` for the next one (null on the last). Without `limit` every position (after `cursor`, if given) comes in one answer, as before; new clients should page. The `summary` is over all your positions whatever the page.
          */
         get: operations["getPortfolio"];
         put?: never;
@@ -4054,7 +4054,10 @@ export interface components {
         };
         PlaceTradeRequest: components["schemas"]["PlaceTradeByOptionId"] | components["schemas"]["PlaceTradeByLabel"];
         Portfolio: {
+            /** @description Your open positions in the order of their option and side: all of them, or one page with `limit` */
             data: components["schemas"]["Position"][];
+            nextCursor: string | null;
+            /** @description Over all your positions, whatever the page */
             summary: {
                 cashCents: number;
                 openOrders: number;
@@ -22416,7 +22419,12 @@ export interface operations {
     };
     getPortfolio: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description Positions per page (1..500). Without it every position comes in one answer. */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -22433,6 +22441,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Portfolio"];
+                };
+            };
+            /** @description Validation failed (VALIDATION_FAILED, MALFORMED_BODY, WEAK_PASSWORD, LINK_INVALID) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_FAILED" | "BAD_REQUEST";
+                    };
                 };
             };
             /** @description Missing or invalid credentials (UNAUTHENTICATED) */
