@@ -101,6 +101,7 @@ export async function createServices({ config, database, log, metrics }: Service
     new SecondFactorRepository(),
     passkeys,
     SECOND_FACTOR_SETTINGS,
+    (userId, password, from) => accounts.confirmPassword(userId, password, from),
   );
   accounts.setLoginChallenge((user) => secondFactors.challengeFor(user));
   const securityLog = new SecurityLog(db, new SecurityLogRepository());

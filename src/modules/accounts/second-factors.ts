@@ -11,6 +11,7 @@ import {
   NotFoundError,
   UnauthenticatedError,
 } from '../../platform/errors.js';
+import type { SignInAddress } from './login-throttle.js';
 import type { PasskeyService } from './passkeys.js';
 import type { FactorKind, SecondFactorRepository } from './second-factor-repository.js';
 
@@ -26,6 +27,22 @@ export interface SecondFactorSettings {
   issuer: string;
   /** How long a session's proof of a factor counts as fresh for the actions that need one. */
   freshMinutes: number;
+}
+
+/**
+ * Checks the account's current password (400 naming `password` when missing or wrong, counted by the login
+ * throttle); an account's first factor needs it, so that a stolen session alone cannot add one.
+ */
+export type PasswordCheck = (
+  userId: number,
+  password: string | undefined,
+  from: SignInAddress,
+) => Promise<unknown>;
+
+/** What adding a factor carries besides the factor: the current password, and where the request came from. */
+export interface AddingFactor {
+  password: string | undefined;
+  from: SignInAddress;
 }
 
 /** A code from the authenticator app, one of the recovery codes, or a passkey's answer to a challenge. */
@@ -64,6 +81,7 @@ export class SecondFactorService {
     private readonly factors: SecondFactorRepository,
     private readonly passkeys: PasskeyService,
     private readonly settings: SecondFactorSettings,
+    private readonly checkPassword: PasswordCheck,
   ) {}
 
   async status(userId: number) {
@@ -85,12 +103,16 @@ export class SecondFactorService {
     return { secret, otpauthUri: generateURI({ issuer: this.settings.issuer, label: user.email, secret }) };
   }
 
-  /** Confirms the secret with a code from the app; the recovery codes (shown once), and the session made fresh. */
-  async confirmTotp(auth: AuthUser, code: string): Promise<string[]> {
+  /**
+   * Confirms the secret with a code from the app (and, as the account's first factor, the current password); the
+   * recovery codes (shown once), and the session made fresh.
+   */
+  async confirmTotp(auth: AuthUser, code: string, adding: AddingFactor): Promise<string[]> {
     const totp = await this.factors.findTotp(this.db, auth.userId);
     if (!totp) throw new NotFoundError('Authenticator app being set up');
     if (totp.confirmed_at)
       throw new ConflictError('TOTP_ALREADY_ENABLED', 'An authenticator app is set up already');
+    await this.passwordForFirst(auth.userId, adding);
     if (!(await this.acceptCode(totp, code))) throw new InvalidSecondFactorError();
     const codes = await this.newRecoveryCodes(auth.userId);
     await this.markFresh(auth);
@@ -103,15 +125,25 @@ export class SecondFactorService {
   }
 
   /**
-   * Registers a passkey; the account's first factor also gets its recovery codes (shown once), and the session
-   * proved a factor by making it.
+   * Registers a passkey; the account's first factor (which needs the current password) also gets its recovery
+   * codes (shown once), and the session proved a factor by making it.
    */
-  async addPasskey(auth: AuthUser, name: string, response: RegistrationResponseJSON) {
-    const first = (await this.factorsOf(auth.userId)).length === 0;
+  async addPasskey(auth: AuthUser, name: string, response: RegistrationResponseJSON, adding: AddingFactor) {
+    const first = await this.passwordForFirst(auth.userId, adding);
     const passkey = await this.passkeys.register(auth.userId, name, response);
     const recoveryCodes = first ? await this.newRecoveryCodes(auth.userId) : [];
     await this.markFresh(auth);
     return { passkey, recoveryCodes };
+  }
+
+  /**
+   * An account without a factor adds its first only with its current password (one that has a factor needs a fresh
+   * one instead, see `requireFresh`); whether it is the first.
+   */
+  private async passwordForFirst(userId: number, adding: AddingFactor): Promise<boolean> {
+    if ((await this.factorsOf(userId)).length > 0) return false;
+    await this.checkPassword(userId, adding.password, adding.from);
+    return true;
   }
 
   async removePasskey(userId: number, passkeyId: number): Promise<void> {

@@ -25,6 +25,7 @@ export const SECURITY_EVENT_KINDS = [
   'passkey_added',
   'passkey_removed',
   'factor_verified',
+  'password_check_failed',
 ] as const;
 export type SecurityEventKind = (typeof SECURITY_EVENT_KINDS)[number];
 
@@ -75,6 +76,20 @@ const passkeyOf = (a: Answer, lookup: Lookups) =>
 const factorOf = (body: Body) =>
   body.passkey !== undefined ? 'passkey' : body.recoveryCode !== undefined ? 'recovery_code' : 'totp';
 
+/** A signed-in request refused because the current password it carried was wrong (not because it was missing). */
+const wrongPassword = (a: Answer) =>
+  a.status === 400 &&
+  Array.isArray(a.json.details) &&
+  (a.json.details as Body[]).some(
+    (d) =>
+      ['body.password', 'body.currentPassword'].includes(String(d.field)) && d.message === 'is not correct',
+  );
+const passwordRefused = (action: string): Rule => ({
+  kind: 'password_check_failed',
+  when: wrongPassword,
+  details: () => ({ action }),
+});
+
 /** The entries each route makes, by method and route path. */
 const RULES: Record<string, Rule[]> = {
   'POST /api/auth/register': [{ kind: 'account_created', when: ok, who: answerUser }],
@@ -123,6 +138,7 @@ const RULES: Record<string, Rule[]> = {
   ],
   'POST /api/me/password': [
     { kind: 'password_changed', when: ok, details: (a) => ({ endedSessions: a.json.endedSessions }) },
+    passwordRefused('password_change'),
   ],
   'POST /api/auth/reset-password': [{ kind: 'password_reset', when: ok, who: linkOf }],
   'POST /api/auth/verify-email': [{ kind: 'email_verified', when: ok, who: linkOf }],
@@ -143,7 +159,10 @@ const RULES: Record<string, Rule[]> = {
   'DELETE /api/me/api-keys/:id': [
     { kind: 'api_key_revoked', when: ok, details: (a) => ({ keyId: a.params.id }) },
   ],
-  'POST /api/me/second-factors/totp/confirm': [{ kind: 'totp_added', when: ok }],
+  'POST /api/me/second-factors/totp/confirm': [
+    { kind: 'totp_added', when: ok },
+    passwordRefused('totp_added'),
+  ],
   'DELETE /api/me/second-factors/totp': [{ kind: 'totp_removed', when: ok }],
   'POST /api/me/second-factors/verify': [
     { kind: 'factor_verified', when: ok, details: (a) => ({ method: factorOf(a.body) }) },
@@ -157,6 +176,7 @@ const RULES: Record<string, Rule[]> = {
         return { passkeyId: passkey.id, name: passkey.name };
       },
     },
+    passwordRefused('passkey_added'),
   ],
   'DELETE /api/me/passkeys/:id': [
     { kind: 'passkey_removed', when: ok, details: (a) => ({ passkeyId: a.params.id }) },
