@@ -9,6 +9,7 @@ import { SecondFactorService } from './modules/accounts/second-factors.js';
 import { SecurityLog } from './modules/accounts/security-log.js';
 import { SecurityLogRepository } from './modules/accounts/security-log-repository.js';
 import { AccountsService } from './modules/accounts/service.js';
+import { SignInAlerts } from './modules/accounts/sign-in-alerts.js';
 import { SignInRepository } from './modules/accounts/sign-in-repository.js';
 import { OperatorsService } from './modules/admin/operators.js';
 import { AdminRepository } from './modules/admin/repository.js';
@@ -156,6 +157,16 @@ export async function createServices({ config, database, log, metrics }: Service
   const marketQuotes = new MarketQuotes(db, marketDataRepository, config);
   const gamification = createGamification({ db, ledger, notifications, jobs, settings: config });
   const profile = createProfile({ db, notifications, config });
+  const signInAlerts = new SignInAlerts({
+    db,
+    accounts: accountsRepository,
+    feed: notifications,
+    mailer,
+    wants: (userId) => profile.notificationChoices.accepts(db, userId, 'newSignIn'),
+    publicUrl: config.publicUrl,
+    log,
+  });
+  securityLog.onNewSignIn((signIn) => signInAlerts.announce(signIn));
   const social = createSocial({
     db,
     markets: markets.editing,

@@ -4146,6 +4146,8 @@ export interface components {
                 competitions: boolean;
                 /** @description Product news and offers (off by default) */
                 marketing: boolean;
+                /** @description A sign-in from an address and browser not seen on the account for 90 days: a feed item (security.new_login), and a mail when the address is proven (on by default) */
+                newSignIn: boolean;
                 /** @description New followers, likes, comments and replies */
                 social: boolean;
                 /** @description Fills, cancellations, expiries, settlements and protections */
@@ -19007,6 +19009,8 @@ export interface operations {
                         competitions?: boolean;
                         /** @description Product news and offers (off by default) */
                         marketing?: boolean;
+                        /** @description A sign-in from an address and browser not seen on the account for 90 days: a feed item (security.new_login), and a mail when the address is proven (on by default) */
+                        newSignIn?: boolean;
                         /** @description New followers, likes, comments and replies */
                         social?: boolean;
                         /** @description Fills, cancellations, expiries, settlements and protections */

@@ -46,6 +46,25 @@ export class SecurityLogRepository {
       )`.execute(db);
   }
 
+  /**
+   * Whether the account signed in before, and whether it signed in (or registered) from this address with this
+   * user agent within the last `days`.
+   */
+  async signInHistory(db: Queryable, entry: SecurityEventEntry, days: number) {
+    const { rows } = await sql<{ signed_in_before: boolean; seen: boolean }>`
+      SELECT
+        EXISTS (SELECT 1 FROM security_events WHERE user_id = ${entry.userId} AND kind = 'login') AS signed_in_before,
+        EXISTS (
+          SELECT 1 FROM security_events
+          WHERE user_id = ${entry.userId} AND kind IN ('login', 'account_created')
+            AND address IS NOT DISTINCT FROM ${entry.address?.slice(0, 100) ?? null}::text
+            AND user_agent IS NOT DISTINCT FROM ${entry.userAgent?.slice(0, 300) ?? null}::text
+            AND created_at > now() - make_interval(days => ${days})
+        ) AS seen`.execute(db);
+    const row = rows[0];
+    return { signedInBefore: row?.signed_in_before === true, seen: row?.seen === true };
+  }
+
   /** Newest first, `limit + 1` rows from before `beforeId`. */
   list(db: Queryable, userId: number, limit: number, beforeId: number | null): Promise<SecurityEventRow[]> {
     let query = db

@@ -29,6 +29,18 @@ export const SECURITY_EVENT_KINDS = [
 ] as const;
 export type SecurityEventKind = (typeof SECURITY_EVENT_KINDS)[number];
 
+/** A sign-in from an address and user agent the account has not used for this long is a new one. */
+export const NEW_SIGN_IN_DAYS = 90;
+
+/** A sign-in from an address and user agent the log has not seen for the account lately (NEW_SIGN_IN_DAYS). */
+export interface NewSignIn {
+  userId: number;
+  address: string | null;
+  userAgent: string | null;
+  method: string | null;
+  at: Date;
+}
+
 /** Throttling repeats itself while a client keeps trying: one entry of each kind a minute is enough to see it. */
 const THROTTLE_ENTRY_SECONDS = 60;
 const THROTTLED = new Set<SecurityEventKind>(['login_throttled', 'rate_limited']);
@@ -199,6 +211,7 @@ function parse(payload: unknown): Body {
  */
 export class SecurityLog {
   private readonly lookups: Lookups;
+  private newSignIn: ((signIn: NewSignIn) => Promise<void>) | null = null;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -210,6 +223,11 @@ export class SecurityLog {
       byEmailLink: (token) => repository.userByEmailLink(db, hashSecret(token)),
       byPasskey: (id) => repository.userByPasskey(db, id),
     };
+  }
+
+  /** Told of each sign-in from an address and agent the account has not used lately (not of its first sign-in). */
+  onNewSignIn(listener: (signIn: NewSignIn) => Promise<void>): void {
+    this.newSignIn = listener;
   }
 
   async list(
@@ -255,8 +273,22 @@ export class SecurityLog {
       userAgent: typeof agent === 'string' ? agent : null,
       details,
     };
-    if (THROTTLED.has(kind)) await this.repository.insertOnce(this.db, entry, THROTTLE_ENTRY_SECONDS);
-    else await this.repository.insert(this.db, entry);
+    if (THROTTLED.has(kind)) return this.repository.insertOnce(this.db, entry, THROTTLE_ENTRY_SECONDS);
+    const history =
+      kind === 'login' && this.newSignIn
+        ? await this.repository.signInHistory(this.db, entry, NEW_SIGN_IN_DAYS)
+        : null;
+    await this.repository.insert(this.db, entry);
+    if (history?.signedInBefore && !history.seen && this.newSignIn) {
+      const method = typeof details?.method === 'string' ? details.method : null;
+      await this.newSignIn({
+        userId,
+        address: entry.address,
+        userAgent: entry.userAgent,
+        method,
+        at: new Date(),
+      });
+    }
   }
 }
 
