@@ -6,7 +6,7 @@ import { PasskeyService } from './modules/accounts/passkeys.js';
 import { AccountsRepository } from './modules/accounts/repository.js';
 import { SecondFactorRepository } from './modules/accounts/second-factor-repository.js';
 import { SecondFactorService } from './modules/accounts/second-factors.js';
-import { SecurityLog } from './modules/accounts/security-log.js';
+import { SECURITY_LOG_PRUNE_JOB, SecurityLog } from './modules/accounts/security-log.js';
 import { SecurityLogRepository } from './modules/accounts/security-log-repository.js';
 import { AccountsService } from './modules/accounts/service.js';
 import { SignInAlerts } from './modules/accounts/sign-in-alerts.js';
@@ -59,6 +59,9 @@ const RETURNS_WAIT_MS = 10_000;
 /** How often the stream's window forgets what is beyond its limits (a resume checks the limits itself). */
 const STREAM_WINDOW_PRUNE_MS = 10_000;
 
+/** How often the security log's entries past their retention are deleted (a batch at a time until none is left). */
+const SECURITY_LOG_PRUNE_MS = 10 * 60_000;
+
 /** Authenticator codes name the exchange; a proved factor stays fresh for sensitive actions this long. */
 const SECOND_FACTOR_SETTINGS = { issuer: 'Predict Exchange', freshMinutes: 10 };
 
@@ -105,7 +108,10 @@ export async function createServices({ config, database, log, metrics }: Service
     (userId, password, from) => accounts.confirmPassword(userId, password, from),
   );
   accounts.setLoginChallenge((user) => secondFactors.challengeFor(user));
-  const securityLog = new SecurityLog(db, new SecurityLogRepository());
+  const securityLog = new SecurityLog(db, new SecurityLogRepository(), {
+    retentionDays: config.securityLogRetentionDays,
+  });
+  jobs.register(SECURITY_LOG_PRUNE_JOB, () => securityLog.prune(), SECURITY_LOG_PRUNE_MS);
   const notifications = new NotificationsService(db, new NotificationsRepository());
   const tradingModule = createTrading({
     db,

@@ -65,6 +65,18 @@ export class SecurityLogRepository {
     return { signedInBefore: row?.signed_in_before === true, seen: row?.seen === true };
   }
 
+  /** Deletes up to `limit` of the entries older than `days`, the oldest first; how many went. */
+  async deleteOlderThan(db: Queryable, days: number, limit: number): Promise<number> {
+    const result = await sql`
+      DELETE FROM security_events WHERE id IN (
+        SELECT id FROM security_events
+        WHERE created_at < now() - make_interval(days => ${days})
+        ORDER BY created_at
+        LIMIT ${limit}
+      )`.execute(db);
+    return Number(result.numAffectedRows ?? 0);
+  }
+
   /** Newest first, `limit + 1` rows from before `beforeId`. */
   list(db: Queryable, userId: number, limit: number, beforeId: number | null): Promise<SecurityEventRow[]> {
     let query = db

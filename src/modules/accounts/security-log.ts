@@ -41,6 +41,15 @@ export interface NewSignIn {
   at: Date;
 }
 
+/** The job that deletes entries past the retention, and how many it deletes at a time. */
+export const SECURITY_LOG_PRUNE_JOB = 'security-log.prune';
+const PRUNE_BATCH = 1000;
+
+export interface SecurityLogSettings {
+  /** Entries older than this many days are deleted by the prune job; 0 keeps them for ever. */
+  retentionDays: number;
+}
+
 /** Throttling repeats itself while a client keeps trying: one entry of each kind a minute is enough to see it. */
 const THROTTLE_ENTRY_SECONDS = 60;
 const THROTTLED = new Set<SecurityEventKind>(['login_throttled', 'rate_limited']);
@@ -216,6 +225,7 @@ export class SecurityLog {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly repository: SecurityLogRepository,
+    private readonly settings: SecurityLogSettings,
   ) {
     this.lookups = {
       byEmail: (email) => repository.userByEmail(db, email),
@@ -228,6 +238,21 @@ export class SecurityLog {
   /** Told of each sign-in from an address and agent the account has not used lately (not of its first sign-in). */
   onNewSignIn(listener: (signIn: NewSignIn) => Promise<void>): void {
     this.newSignIn = listener;
+  }
+
+  /** Deletes the entries past the retention (none when it is 0), a batch at a time; how many went. */
+  async prune(): Promise<number> {
+    if (this.settings.retentionDays === 0) return 0;
+    let total = 0;
+    for (;;) {
+      const deleted = await this.repository.deleteOlderThan(
+        this.db,
+        this.settings.retentionDays,
+        PRUNE_BATCH,
+      );
+      total += deleted;
+      if (deleted < PRUNE_BATCH) return total;
+    }
   }
 
   async list(
