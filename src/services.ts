@@ -43,6 +43,7 @@ import type { Database } from './platform/db/database.js';
 import { JobRunner } from './platform/jobs.js';
 import { smtpMailer } from './platform/mail.js';
 import type { Metrics } from './platform/metrics.js';
+import { SealedColumn, SecretsAtRest } from './platform/sealed-secrets.js';
 import { loadKeyring } from './platform/secrets.js';
 
 export interface ServiceDependencies {
@@ -99,6 +100,20 @@ export async function createServices({ config, database, log, metrics }: Service
     log.warn(
       'SMTP_URL is not set: addresses are not verified (no verification or password reset mail is sent)',
     );
+  const secretBox = loadKeyring(
+    {
+      configured: config.secretsKeys,
+      nodeEnv: config.nodeEnv,
+      databaseKind: database.kind,
+      dataDir: config.dataDir,
+    },
+    log,
+  );
+  const totpSecrets = new SealedColumn(db, secretBox, {
+    table: 'second_factors',
+    column: 'secret',
+    what: 'authenticator app (TOTP) secrets',
+  });
   const passkeys = new PasskeyService(db, new PasskeyRepository(), passkeySettings(config.publicUrl));
   const secondFactors = new SecondFactorService(
     db,
@@ -106,6 +121,7 @@ export async function createServices({ config, database, log, metrics }: Service
     passkeys,
     SECOND_FACTOR_SETTINGS,
     (userId, password, from) => accounts.confirmPassword(userId, password, from),
+    totpSecrets,
   );
   accounts.setLoginChallenge((user) => secondFactors.challengeFor(user));
   const securityLog = new SecurityLog(db, new SecurityLogRepository(), {
@@ -190,16 +206,8 @@ export async function createServices({ config, database, log, metrics }: Service
     facts: { addressesVerified: mailer !== null },
   });
   const integrations = createIntegrations({ config, db, flags, log });
-  const secretBox = loadKeyring(
-    {
-      configured: config.secretsKeys,
-      nodeEnv: config.nodeEnv,
-      databaseKind: database.kind,
-      dataDir: config.dataDir,
-    },
-    log,
-  );
   const webhooks = createWebhooks({ db, notifications, jobs, config, secretBox });
+  const secrets = new SecretsAtRest(secretBox, [webhooks.secrets, totpSecrets]);
   const automation = createAutomation({
     db,
     trading,
@@ -236,6 +244,8 @@ export async function createServices({ config, database, log, metrics }: Service
     flags,
     integrations,
     webhooks,
+    /** The secrets the service reads back (webhook signing secrets, TOTP secrets), sealed under SECRETS_KEY. */
+    secrets,
     automation,
     operators,
     /** Checks the ledger invariants (design.md section 3), as `npm run audit` does. */

@@ -227,7 +227,7 @@ function secretsKeys(env: Env, nodeEnv: Config['nodeEnv']): Buffer[] {
   if (value === undefined && nodeEnv === 'production' && raw(env, 'DATABASE_URL') !== undefined) {
     throw new ConfigError(
       'SECRETS_KEY',
-      'is required in production with DATABASE_URL (webhook signing secrets are sealed with it); ' +
+      'is required in production with DATABASE_URL (webhook and TOTP secrets are sealed with it); ' +
         'make one with: openssl rand -base64 32',
     );
   }

@@ -45,6 +45,12 @@ export interface AddingFactor {
   from: SignInAddress;
 }
 
+/** Seals the authenticator app's secret for its owner's row, and opens it to check a code (SealedColumn). */
+export interface TotpSecrets {
+  seal(userId: number, secret: string): string;
+  open(userId: number, stored: string): string;
+}
+
 /** A code from the authenticator app, one of the recovery codes, or a passkey's answer to a challenge. */
 export type FactorProof =
   | { code: string }
@@ -82,6 +88,7 @@ export class SecondFactorService {
     private readonly passkeys: PasskeyService,
     private readonly settings: SecondFactorSettings,
     private readonly checkPassword: PasswordCheck,
+    private readonly secrets: TotpSecrets,
   ) {}
 
   async status(userId: number) {
@@ -99,7 +106,7 @@ export class SecondFactorService {
     if (existing?.confirmed_at)
       throw new ConflictError('TOTP_ALREADY_ENABLED', 'An authenticator app is set up already');
     const secret = generateSecret();
-    await this.factors.startTotp(this.db, user.id, secret);
+    await this.factors.startTotp(this.db, user.id, this.secrets.seal(user.id, secret));
     return { secret, otpauthUri: generateURI({ issuer: this.settings.issuer, label: user.email, secret }) };
   }
 
@@ -113,7 +120,7 @@ export class SecondFactorService {
     if (totp.confirmed_at)
       throw new ConflictError('TOTP_ALREADY_ENABLED', 'An authenticator app is set up already');
     await this.passwordForFirst(auth.userId, adding);
-    if (!(await this.acceptCode(totp, code))) throw new InvalidSecondFactorError();
+    if (!(await this.acceptCode(auth.userId, totp, code))) throw new InvalidSecondFactorError();
     const codes = await this.newRecoveryCodes(auth.userId);
     await this.markFresh(auth);
     return codes;
@@ -231,17 +238,27 @@ export class SecondFactorService {
     if ('recoveryCode' in proof)
       return this.factors.spendRecoveryCode(this.db, userId, recoveryHash(proof.recoveryCode));
     const totp = await this.factors.findTotp(this.db, userId);
-    return totp?.confirmed_at ? this.acceptCode(totp, proof.code) : false;
+    return totp?.confirmed_at ? this.acceptCode(userId, totp, proof.code) : false;
   }
 
-  /** Accepts a code of the secret once: never again, nor one of an earlier time step. */
+  /**
+   * Accepts a code of the secret once: never again, nor one of an earlier time step. A secret that does not open
+   * (moved to another account's row, altered) accepts no code.
+   */
   private async acceptCode(
+    userId: number,
     totp: { id: number; secret: string; last_time_step: number | null },
     code: string,
   ) {
     if (!/^\d{6}$/.test(code)) return false;
+    let secret: string;
+    try {
+      secret = this.secrets.open(userId, totp.secret);
+    } catch {
+      return false;
+    }
     const result = await verify({
-      secret: totp.secret,
+      secret,
       token: code,
       epochTolerance: EPOCH_TOLERANCE_SECONDS,
       ...(totp.last_time_step === null ? {} : { afterTimeStep: Number(totp.last_time_step) }),
