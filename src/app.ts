@@ -202,11 +202,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     access: { token: config.metrics.token, ownPort: config.metrics.port !== null },
   });
   const services = await createServices({ config, database, log: app.log, metrics });
-  // Webhook secrets stored plain (before sealing) or under a key rotated out are sealed with the current key;
-  // one sealed with a key the service lacks stops the start, rather than deliveries failing later.
-  const resealed = await services.webhooks.secrets.sealStored();
+  // Secrets stored plain (before sealing) or under a key rotated out (webhook signing secrets, TOTP secrets) are
+  // sealed with the current key; one sealed with a key the service lacks stops the start, before anything changes,
+  // rather than deliveries or sign-ins failing later.
+  const resealed = await services.secrets.sealStored();
   if (resealed.sealed + resealed.resealed > 0)
-    app.log.info(resealed, 'sealed the webhook signing secrets with the current key');
+    app.log.info(resealed, 'sealed the stored secrets with the current key');
   const { accounts, notifications, trading, tradingReads, markets, stream, marketReads, jobs } = services;
   app.decorate('jobs', jobs);
   app.decorate('services', services);

@@ -6,9 +6,10 @@ import { PasskeyService } from './modules/accounts/passkeys.js';
 import { AccountsRepository } from './modules/accounts/repository.js';
 import { SecondFactorRepository } from './modules/accounts/second-factor-repository.js';
 import { SecondFactorService } from './modules/accounts/second-factors.js';
-import { SecurityLog } from './modules/accounts/security-log.js';
+import { SECURITY_LOG_PRUNE_JOB, SecurityLog } from './modules/accounts/security-log.js';
 import { SecurityLogRepository } from './modules/accounts/security-log-repository.js';
 import { AccountsService } from './modules/accounts/service.js';
+import { SignInAlerts } from './modules/accounts/sign-in-alerts.js';
 import { SignInRepository } from './modules/accounts/sign-in-repository.js';
 import { OperatorsService } from './modules/admin/operators.js';
 import { AdminRepository } from './modules/admin/repository.js';
@@ -42,6 +43,7 @@ import type { Database } from './platform/db/database.js';
 import { JobRunner } from './platform/jobs.js';
 import { smtpMailer } from './platform/mail.js';
 import type { Metrics } from './platform/metrics.js';
+import { SealedColumn, SecretsAtRest } from './platform/sealed-secrets.js';
 import { loadKeyring } from './platform/secrets.js';
 
 export interface ServiceDependencies {
@@ -57,6 +59,9 @@ export type Services = Awaited<ReturnType<typeof createServices>>;
 const RETURNS_WAIT_MS = 10_000;
 /** How often the stream's window forgets what is beyond its limits (a resume checks the limits itself). */
 const STREAM_WINDOW_PRUNE_MS = 10_000;
+
+/** How often the security log's entries past their retention are deleted (a batch at a time until none is left). */
+const SECURITY_LOG_PRUNE_MS = 10 * 60_000;
 
 /** Authenticator codes name the exchange; a proved factor stays fresh for sensitive actions this long. */
 const SECOND_FACTOR_SETTINGS = { issuer: 'Predict Exchange', freshMinutes: 10 };
@@ -95,15 +100,34 @@ export async function createServices({ config, database, log, metrics }: Service
     log.warn(
       'SMTP_URL is not set: addresses are not verified (no verification or password reset mail is sent)',
     );
+  const secretBox = loadKeyring(
+    {
+      configured: config.secretsKeys,
+      nodeEnv: config.nodeEnv,
+      databaseKind: database.kind,
+      dataDir: config.dataDir,
+    },
+    log,
+  );
+  const totpSecrets = new SealedColumn(db, secretBox, {
+    table: 'second_factors',
+    column: 'secret',
+    what: 'authenticator app (TOTP) secrets',
+  });
   const passkeys = new PasskeyService(db, new PasskeyRepository(), passkeySettings(config.publicUrl));
   const secondFactors = new SecondFactorService(
     db,
     new SecondFactorRepository(),
     passkeys,
     SECOND_FACTOR_SETTINGS,
+    (userId, password, from) => accounts.confirmPassword(userId, password, from),
+    totpSecrets,
   );
   accounts.setLoginChallenge((user) => secondFactors.challengeFor(user));
-  const securityLog = new SecurityLog(db, new SecurityLogRepository());
+  const securityLog = new SecurityLog(db, new SecurityLogRepository(), {
+    retentionDays: config.securityLogRetentionDays,
+  });
+  jobs.register(SECURITY_LOG_PRUNE_JOB, () => securityLog.prune(), SECURITY_LOG_PRUNE_MS);
   const notifications = new NotificationsService(db, new NotificationsRepository());
   const tradingModule = createTrading({
     db,
@@ -155,6 +179,16 @@ export async function createServices({ config, database, log, metrics }: Service
   const marketQuotes = new MarketQuotes(db, marketDataRepository, config);
   const gamification = createGamification({ db, ledger, notifications, jobs, settings: config });
   const profile = createProfile({ db, notifications, config });
+  const signInAlerts = new SignInAlerts({
+    db,
+    accounts: accountsRepository,
+    feed: notifications,
+    mailer,
+    wants: (userId) => profile.notificationChoices.accepts(db, userId, 'newSignIn'),
+    publicUrl: config.publicUrl,
+    log,
+  });
+  securityLog.onNewSignIn((signIn) => signInAlerts.announce(signIn));
   const social = createSocial({
     db,
     markets: markets.editing,
@@ -172,16 +206,8 @@ export async function createServices({ config, database, log, metrics }: Service
     facts: { addressesVerified: mailer !== null },
   });
   const integrations = createIntegrations({ config, db, flags, log });
-  const secretBox = loadKeyring(
-    {
-      configured: config.secretsKeys,
-      nodeEnv: config.nodeEnv,
-      databaseKind: database.kind,
-      dataDir: config.dataDir,
-    },
-    log,
-  );
   const webhooks = createWebhooks({ db, notifications, jobs, config, secretBox });
+  const secrets = new SecretsAtRest(secretBox, [webhooks.secrets, totpSecrets]);
   const automation = createAutomation({
     db,
     trading,
@@ -218,6 +244,8 @@ export async function createServices({ config, database, log, metrics }: Service
     flags,
     integrations,
     webhooks,
+    /** The secrets the service reads back (webhook signing secrets, TOTP secrets), sealed under SECRETS_KEY. */
+    secrets,
     automation,
     operators,
     /** Checks the ledger invariants (design.md section 3), as `npm run audit` does. */

@@ -29,9 +29,9 @@ const USAGE = `Operator commands: npm run admin -- <command> [arguments]
   operators                               the accounts with the admin role
   actions [limit]                         the admin audit log, newest first
   seed-demo                               load the demo: its markets, traders, discussion and tournament
-  secrets [reseal | new-key]              the webhook signing secrets by the key that sealed them; reseal: seal
-                                          them all with the first key of SECRETS_KEY (after a rotation);
-                                          new-key: print a new key to put in SECRETS_KEY
+  secrets [reseal | new-key]              the sealed secrets (webhook signing secrets, TOTP secrets) by the key
+                                          that sealed them; reseal: seal them all with the first key of
+                                          SECRETS_KEY (after a rotation); new-key: print a new key for it
 
 <event> is an event id or slug.`;
 
@@ -105,12 +105,12 @@ async function tradingStatus([status, ...more]: string[]) {
   return markets.status.setEvent(eventId, status, message, null);
 }
 
-/** Where the webhook signing secrets stand, or all of them sealed with the current key, or a new key. */
+/** Where the sealed secrets stand, or all of them sealed with the current key, or a new key. */
 async function secrets(what: string | undefined) {
   if (what === 'new-key') return print({ key: newKeyText() });
-  if (what === 'reseal') return print(await services.webhooks.secrets.sealStored());
+  if (what === 'reseal') return print(await services.secrets.sealStored());
   if (what !== undefined) throw new Error(`secrets takes reseal or new-key, not "${what}"`);
-  return print(await services.webhooks.secrets.status());
+  return print(await services.secrets.status());
 }
 
 async function run(args: string[]): Promise<void> {

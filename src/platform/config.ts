@@ -84,6 +84,8 @@ export interface Config {
   loginMaxFailuresPerAccount: number;
   /** The longest delay the login throttle imposes, in minutes. */
   loginWindowMinutes: number;
+  /** Security log entries older than this many days are deleted; 0 keeps them for ever. */
+  securityLogRetentionDays: number;
   /** Where mail goes out (verification and reset links); null: addresses are not verified. */
   smtpUrl: string | null;
   mailFrom: string;
@@ -186,6 +188,7 @@ export function loadConfig(env: Env = process.env): Config {
     loginMaxFailuresPerAddress: int(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 100_000),
     loginMaxFailuresPerAccount: int(env, 'LOGIN_MAX_FAILURES_PER_ACCOUNT', 50, 1, 100_000),
     loginWindowMinutes: int(env, 'LOGIN_WINDOW_MINUTES', 15, 1, 1440),
+    securityLogRetentionDays: int(env, 'SECURITY_LOG_RETENTION_DAYS', 365, 0, 36_500),
     ...mailConfig(env, port),
     trustProxy: trustProxy(env),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
@@ -224,7 +227,7 @@ function secretsKeys(env: Env, nodeEnv: Config['nodeEnv']): Buffer[] {
   if (value === undefined && nodeEnv === 'production' && raw(env, 'DATABASE_URL') !== undefined) {
     throw new ConfigError(
       'SECRETS_KEY',
-      'is required in production with DATABASE_URL (webhook signing secrets are sealed with it); ' +
+      'is required in production with DATABASE_URL (webhook and TOTP secrets are sealed with it); ' +
         'make one with: openssl rand -base64 32',
     );
   }

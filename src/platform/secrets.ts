@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Secrets the service must read back (webhook signing secrets) are kept sealed with AES-256-GCM under a keyring:
+ * Secrets the service must read back (webhook signing secrets, TOTP secrets) are kept sealed with AES-256-GCM under a keyring:
  * new values are sealed with the first key, and a sealed value names the key it was sealed with, so the keys that
  * come after the first still open what they sealed while it is rotated out.
  *
@@ -123,7 +123,7 @@ export function loadKeyring(
   if (source.configured.length > 0) return new SecretBox(source.configured);
   if (source.databaseKind === 'postgres' && source.nodeEnv === 'production') {
     throw new SecretKeyError(
-      'SECRETS_KEY is not set: on PostgreSQL in production the service needs it to seal webhook signing secrets ' +
+      'SECRETS_KEY is not set: on PostgreSQL in production the service needs it to seal webhook and TOTP secrets ' +
         '(make one with: openssl rand -base64 32)',
     );
   }
@@ -132,7 +132,7 @@ export function loadKeyring(
   if (source.databaseKind === 'postgres') {
     log.warn(
       { file },
-      'SECRETS_KEY is not set: webhook signing secrets are sealed with this instance’s own key file; every ' +
+      'SECRETS_KEY is not set: webhook and TOTP secrets are sealed with this instance’s own key file; every ' +
         'instance on this database needs the same key (set SECRETS_KEY); in production the service refuses to start',
     );
   }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { generate } from 'otplib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/platform/db/database.js';
@@ -306,7 +307,7 @@ describe('npm run admin', () => {
     await shared.close();
   }, 240_000);
 
-  it('rotates the key of the webhook secrets from the shell: shows them by key, reseals, makes a key', async () => {
+  it('rotates the key of the sealed secrets from the shell: shows them by key, reseals, makes a key', async () => {
     const shared = await sharedDatabase();
     cleanups.push(() => shared.drop());
     const database = await shared.open();
@@ -321,6 +322,19 @@ describe('npm run admin', () => {
       });
       expect(hook.statusCode).toBe(201);
     }
+    // And an authenticator app, whose secret is sealed with the same keyring.
+    const started = await app.inject({
+      method: 'POST',
+      url: '/api/me/second-factors/totp',
+      headers: bearer(owner.token),
+    });
+    const confirmed = await app.inject({
+      method: 'POST',
+      url: '/api/me/second-factors/totp/confirm',
+      headers: bearer(owner.token),
+      payload: { code: await generate({ secret: started.json().secret }), password: owner.password },
+    });
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
     await app.close();
     await shared.close();
     const cliWith =
@@ -343,13 +357,28 @@ describe('npm run admin', () => {
     const rotating = cliWith({ SECRETS_KEY: `${next},${TEST_SECRETS_KEY}` });
     expect(JSON.parse((await rotating('secrets')).stdout)).toEqual({
       currentKeyId: newId,
-      byKey: [{ keyId: oldId, count: 2, known: true }],
+      byKey: [{ keyId: oldId, count: 3, known: true }],
+      columns: {
+        'webhook_subscriptions.secret': [{ keyId: oldId, count: 2, known: true }],
+        'second_factors.secret': [{ keyId: oldId, count: 1, known: true }],
+      },
     });
-    expect(JSON.parse((await rotating('secrets', 'reseal')).stdout)).toEqual({ sealed: 0, resealed: 2 });
+    expect(JSON.parse((await rotating('secrets', 'reseal')).stdout)).toEqual({
+      sealed: 0,
+      resealed: 3,
+      columns: {
+        'webhook_subscriptions.secret': { sealed: 0, resealed: 2 },
+        'second_factors.secret': { sealed: 0, resealed: 1 },
+      },
+    });
     // The old key can go now; without the new one nothing starts.
     expect(JSON.parse((await cliWith({ SECRETS_KEY: next })('secrets')).stdout)).toEqual({
       currentKeyId: newId,
-      byKey: [{ keyId: newId, count: 2, known: true }],
+      byKey: [{ keyId: newId, count: 3, known: true }],
+      columns: {
+        'webhook_subscriptions.secret': [{ keyId: newId, count: 2, known: true }],
+        'second_factors.secret': [{ keyId: newId, count: 1, known: true }],
+      },
     });
     const refused = await cliWith({ SECRETS_KEY: TEST_SECRETS_KEY })('secrets', 'reseal').then(
       () => null,

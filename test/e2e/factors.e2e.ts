@@ -123,6 +123,9 @@ describe('second factors, keys and the security log in a browser', () => {
     await expect.poll(() => page.getByTestId('totp-qr').isVisible()).toBe(true);
     await screenshots('factors-totp-setup');
     await factors.getByLabel('Code from the app').fill(await generate({ secret }));
+    // The account's first factor needs the password too.
+    expect(await factors.getByRole('button', { name: 'Turn on' }).isDisabled()).toBe(true);
+    await factors.getByLabel('Your password', { exact: true }).fill(PASSWORD);
     await factors.getByRole('button', { name: 'Turn on' }).click();
     await expect.poll(() => page.getByTestId('recovery-codes').getByRole('listitem').count()).toBe(10);
     await screenshots('factors-recovery-codes');
@@ -132,6 +135,8 @@ describe('second factors, keys and the security log in a browser', () => {
 
   it('adds a passkey made by the browser’s authenticator', async () => {
     const factors = card('Second factors');
+    // With the app on, the session's fresh factor stands in for the password.
+    expect(await factors.getByLabel('Your password for the passkey').count()).toBe(0);
     await factors.getByLabel('Passkey name').fill('This laptop');
     await factors.getByRole('button', { name: 'Add a passkey' }).click();
     await expect.poll(() => page.getByTestId('passkey-row').count()).toBe(1);

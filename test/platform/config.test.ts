@@ -22,7 +22,9 @@ describe('configuration', () => {
       redisTimeoutMs: 100,
       shutdownTimeoutMs: 10000,
       connections: { streamPerAddress: 100, idlePerAddress: 64 },
+      securityLogRetentionDays: 365,
     });
+    expect(loadConfig({ SECURITY_LOG_RETENTION_DAYS: '0' }).securityLogRetentionDays).toBe(0);
   });
 
   it.each([
@@ -51,6 +53,9 @@ describe('configuration', () => {
     ['METRICS_TOKEN', 'short'],
     ['METRICS_PORT', '3000'],
     ['METRICS_PORT', 'ninety'],
+    ['SECURITY_LOG_RETENTION_DAYS', '-1'],
+    ['SECURITY_LOG_RETENTION_DAYS', 'a year'],
+    ['SECURITY_LOG_RETENTION_DAYS', '1.5'],
   ])('stops on %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrowError(name);

@@ -307,6 +307,7 @@ describe('access-control matrix', () => {
     const passkey = await json(app, owner.token, 'POST', '/api/me/passkeys', {
       name: 'laptop',
       response: new SoftwareAuthenticator(site.origin, site.hostname).create(options),
+      password: owner.password,
     });
     return {
       market,

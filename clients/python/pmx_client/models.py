@@ -914,6 +914,7 @@ class PreferencesNotifications(TypedDict):
     social: bool
     competitions: bool
     marketing: bool
+    newSignIn: bool
 
 
 class Preferences(TypedDict):

@@ -1673,7 +1673,7 @@ export interface paths {
         put?: never;
         /**
          * Register a passkey
-         * @description Verifies the authenticator’s answer to the registration options (attestation is not asked for). From now on login needs a factor and the sensitive actions a fresh one. The account’s first factor also gets ten recovery codes, shown once (`recoveryCodes`, empty otherwise). An account that has a factor already needs a fresh one to add another (403 FRESH_SECOND_FACTOR_REQUIRED). An answer that does not verify: 400 INVALID_PASSKEY.
+         * @description Verifies the authenticator’s answer to the registration options (attestation is not asked for). From now on login needs a factor and the sensitive actions a fresh one. The account’s first factor also gets ten recovery codes, shown once (`recoveryCodes`, empty otherwise), and needs the current `password` (missing or wrong: 400 naming `password`, counted as a failed login, so repeated guesses are throttled with 429). An account that has a factor already needs a fresh one to add another (403 FRESH_SECOND_FACTOR_REQUIRED). An answer that does not verify: 400 INVALID_PASSKEY.
          */
         post: operations["registerPasskey"];
         delete?: never;
@@ -1878,7 +1878,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the authenticator app with a code; the recovery codes (shown once)
-         * @description From now on login needs a code, and the sensitive actions need one proved within the last minutes. The ten recovery codes each sign in once when the app is lost; they are stored hashed.
+         * @description From now on login needs a code, and the sensitive actions need one proved within the last minutes. The ten recovery codes each sign in once when the app is lost; they are stored hashed. An account that has no factor yet also sends its current `password` (missing or wrong: 400 naming `password`, counted as a failed login, so repeated guesses are throttled with 429).
          */
         post: operations["confirmTotp"];
         delete?: never;
@@ -4149,6 +4149,8 @@ export interface components {
                 competitions: boolean;
                 /** @description Product news and offers (off by default) */
                 marketing: boolean;
+                /** @description A sign-in from an address and browser not seen on the account for 90 days: a feed item (security.new_login), and a mail when the address is proven (on by default) */
+                newSignIn: boolean;
                 /** @description New followers, likes, comments and replies */
                 social: boolean;
                 /** @description Fills, cancellations, expiries, settlements and protections */
@@ -18156,6 +18158,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    password?: string;
                     /** @description What navigator.credentials.create answered (RegistrationResponseJSON) */
                     response: {
                         authenticatorAttachment?: string;
@@ -19009,6 +19012,8 @@ export interface operations {
                         competitions?: boolean;
                         /** @description Product news and offers (off by default) */
                         marketing?: boolean;
+                        /** @description A sign-in from an address and browser not seen on the account for 90 days: a feed item (security.new_login), and a mail when the address is proven (on by default) */
+                        newSignIn?: boolean;
                         /** @description New followers, likes, comments and replies */
                         social?: boolean;
                         /** @description Fills, cancellations, expiries, settlements and protections */
@@ -19785,6 +19790,7 @@ export interface operations {
                 "application/json": {
                     /** @description The 6-digit code the authenticator app shows */
                     code: string;
+                    password?: string;
                 };
             };
         };
@@ -20136,8 +20142,8 @@ export interface operations {
                             } | null;
                             /** @description Numeric id as a string */
                             id: string;
-                            /** @description account_created; login (details.method: password, password+totp, password+recovery_code, password+passkey, passkey); login_challenged (the password was right, a second factor was asked); login_failed (details.step: password, totp, recovery_code, passkey); login_throttled; rate_limited; session_ended; password_changed; password_reset; email_verified; api_key_created, api_key_changed, api_key_revoked; totp_added, totp_removed; passkey_added, passkey_removed; factor_verified */
-                            kind: "account_created" | "login" | "login_challenged" | "login_failed" | "login_throttled" | "rate_limited" | "session_ended" | "password_changed" | "password_reset" | "email_verified" | "api_key_created" | "api_key_changed" | "api_key_revoked" | "totp_added" | "totp_removed" | "passkey_added" | "passkey_removed" | "factor_verified";
+                            /** @description account_created; login (details.method: password, password+totp, password+recovery_code, password+passkey, passkey); login_challenged (the password was right, a second factor was asked); login_failed (details.step: password, totp, recovery_code, passkey); login_throttled; rate_limited; session_ended; password_changed; password_reset; email_verified; api_key_created, api_key_changed, api_key_revoked; totp_added, totp_removed; passkey_added, passkey_removed; factor_verified; password_check_failed (a signed-in request carried a wrong current password; details.action: password_change, totp_added, passkey_added) */
+                            kind: "account_created" | "login" | "login_challenged" | "login_failed" | "login_throttled" | "rate_limited" | "session_ended" | "password_changed" | "password_reset" | "email_verified" | "api_key_created" | "api_key_changed" | "api_key_revoked" | "totp_added" | "totp_removed" | "passkey_added" | "passkey_removed" | "factor_verified" | "password_check_failed";
                             userAgent: string | null;
                         }[];
                         nextCursor: string | null;

@@ -13,8 +13,8 @@ import {
   RegistrationResponse,
 } from './passkey-schemas.js';
 import type { PasskeyService } from './passkeys.js';
-import { originOf, toLoginResult } from './routes.js';
-import { LoginResult } from './schemas.js';
+import { originOf, signInFrom, toLoginResult } from './routes.js';
+import { CurrentPassword, LoginResult } from './schemas.js';
 import type { SecondFactorService } from './second-factors.js';
 import type { AccountsService } from './service.js';
 
@@ -130,25 +130,31 @@ const plugin: FastifyPluginAsyncTypebox<{
         description:
           'Verifies the authenticator’s answer to the registration options (attestation is not asked for). From ' +
           'now on login needs a factor and the sensitive actions a fresh one. The account’s first factor also ' +
-          'gets ten recovery codes, shown once (`recoveryCodes`, empty otherwise). An account that has a factor ' +
-          'already needs a fresh one to add another (403 FRESH_SECOND_FACTOR_REQUIRED). An answer that does not ' +
-          'verify: 400 INVALID_PASSKEY.',
+          'gets ten recovery codes, shown once (`recoveryCodes`, empty otherwise), and needs the current ' +
+          '`password` (missing or wrong: 400 naming `password`, counted as a failed login, so repeated guesses ' +
+          'are throttled with 429). An account that has a factor already needs a fresh one to add another (403 ' +
+          'FRESH_SECOND_FACTOR_REQUIRED). An answer that does not verify: 400 INVALID_PASSKEY.',
         body: Type.Object(
-          { name: Type.String({ minLength: 1, maxLength: 64 }), response: RegistrationResponse },
+          {
+            name: Type.String({ minLength: 1, maxLength: 64 }),
+            response: RegistrationResponse,
+            password: Type.Optional(CurrentPassword),
+          },
           { additionalProperties: false },
         ),
         response: {
           201: Type.Object({ passkey: Passkey, recoveryCodes: Type.Array(Type.String()) }),
-          ...errors(400, 401, 403, 409),
+          ...errors(400, 401, 403, 409, 429),
         },
       },
     },
     async (request, reply) => {
-      const { name, response } = request.body;
+      const { name, response, password } = request.body;
       const added = await factors.addPasskey(
         currentUser(request),
         name.trim() || 'Passkey',
         response as RegistrationResponseJSON,
+        { password, from: signInFrom(request) },
       );
       return reply
         .status(201)

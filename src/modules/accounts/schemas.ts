@@ -204,8 +204,11 @@ export const SignedInSession = Type.Object({
   lastUsedFrom: Type.Union([Type.String(), Type.Null()], { description: 'The address of that last use' }),
 });
 
+/** The account's password as it stands, sent to confirm a change that could take the account over. */
+export const CurrentPassword = Type.String({ minLength: 1, maxLength: 128 });
+
 export const ChangePasswordBody = Type.Object(
-  { currentPassword: Type.String({ minLength: 1, maxLength: 128 }), newPassword: Password },
+  { currentPassword: CurrentPassword, newPassword: Password },
   { additionalProperties: false },
 );
 

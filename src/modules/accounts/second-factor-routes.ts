@@ -7,8 +7,8 @@ import { currentUser } from '../../platform/auth.js';
 import { ValidationError } from '../../platform/errors.js';
 import { errors } from '../../platform/http.js';
 import { AuthenticationResponse } from './passkey-schemas.js';
-import { originOf, toLoginResult } from './routes.js';
-import { LoginResult } from './schemas.js';
+import { originOf, signInFrom, toLoginResult } from './routes.js';
+import { CurrentPassword, LoginResult } from './schemas.js';
 import type { FactorProof, SecondFactorService } from './second-factors.js';
 import type { AccountsService } from './service.js';
 
@@ -175,16 +175,24 @@ const plugin: FastifyPluginAsyncTypebox<{ accounts: AccountsService; factors: Se
         summary: 'Confirm the authenticator app with a code; the recovery codes (shown once)',
         description:
           'From now on login needs a code, and the sensitive actions need one proved within the last minutes. ' +
-          'The ten recovery codes each sign in once when the app is lost; they are stored hashed.',
-        body: Type.Object({ code: Code }, { additionalProperties: false }),
+          'The ten recovery codes each sign in once when the app is lost; they are stored hashed. An account ' +
+          'that has no factor yet also sends its current `password` (missing or wrong: 400 naming `password`, ' +
+          'counted as a failed login, so repeated guesses are throttled with 429).',
+        body: Type.Object(
+          { code: Code, password: Type.Optional(CurrentPassword) },
+          { additionalProperties: false },
+        ),
         response: {
           200: Type.Object({ recoveryCodes: Type.Array(Type.String()) }),
-          ...errors(400, 401, 404, 409),
+          ...errors(400, 401, 404, 409, 429),
         },
       },
     },
     async (request) => ({
-      recoveryCodes: await factors.confirmTotp(currentUser(request), request.body.code),
+      recoveryCodes: await factors.confirmTotp(currentUser(request), request.body.code, {
+        password: request.body.password,
+        from: signInFrom(request),
+      }),
     }),
   );
 

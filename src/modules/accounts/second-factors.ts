@@ -11,6 +11,7 @@ import {
   NotFoundError,
   UnauthenticatedError,
 } from '../../platform/errors.js';
+import type { SignInAddress } from './login-throttle.js';
 import type { PasskeyService } from './passkeys.js';
 import type { FactorKind, SecondFactorRepository } from './second-factor-repository.js';
 
@@ -26,6 +27,28 @@ export interface SecondFactorSettings {
   issuer: string;
   /** How long a session's proof of a factor counts as fresh for the actions that need one. */
   freshMinutes: number;
+}
+
+/**
+ * Checks the account's current password (400 naming `password` when missing or wrong, counted by the login
+ * throttle); an account's first factor needs it, so that a stolen session alone cannot add one.
+ */
+export type PasswordCheck = (
+  userId: number,
+  password: string | undefined,
+  from: SignInAddress,
+) => Promise<unknown>;
+
+/** What adding a factor carries besides the factor: the current password, and where the request came from. */
+export interface AddingFactor {
+  password: string | undefined;
+  from: SignInAddress;
+}
+
+/** Seals the authenticator app's secret for its owner's row, and opens it to check a code (SealedColumn). */
+export interface TotpSecrets {
+  seal(userId: number, secret: string): string;
+  open(userId: number, stored: string): string;
 }
 
 /** A code from the authenticator app, one of the recovery codes, or a passkey's answer to a challenge. */
@@ -64,6 +87,8 @@ export class SecondFactorService {
     private readonly factors: SecondFactorRepository,
     private readonly passkeys: PasskeyService,
     private readonly settings: SecondFactorSettings,
+    private readonly checkPassword: PasswordCheck,
+    private readonly secrets: TotpSecrets,
   ) {}
 
   async status(userId: number) {
@@ -81,17 +106,21 @@ export class SecondFactorService {
     if (existing?.confirmed_at)
       throw new ConflictError('TOTP_ALREADY_ENABLED', 'An authenticator app is set up already');
     const secret = generateSecret();
-    await this.factors.startTotp(this.db, user.id, secret);
+    await this.factors.startTotp(this.db, user.id, this.secrets.seal(user.id, secret));
     return { secret, otpauthUri: generateURI({ issuer: this.settings.issuer, label: user.email, secret }) };
   }
 
-  /** Confirms the secret with a code from the app; the recovery codes (shown once), and the session made fresh. */
-  async confirmTotp(auth: AuthUser, code: string): Promise<string[]> {
+  /**
+   * Confirms the secret with a code from the app (and, as the account's first factor, the current password); the
+   * recovery codes (shown once), and the session made fresh.
+   */
+  async confirmTotp(auth: AuthUser, code: string, adding: AddingFactor): Promise<string[]> {
     const totp = await this.factors.findTotp(this.db, auth.userId);
     if (!totp) throw new NotFoundError('Authenticator app being set up');
     if (totp.confirmed_at)
       throw new ConflictError('TOTP_ALREADY_ENABLED', 'An authenticator app is set up already');
-    if (!(await this.acceptCode(totp, code))) throw new InvalidSecondFactorError();
+    await this.passwordForFirst(auth.userId, adding);
+    if (!(await this.acceptCode(auth.userId, totp, code))) throw new InvalidSecondFactorError();
     const codes = await this.newRecoveryCodes(auth.userId);
     await this.markFresh(auth);
     return codes;
@@ -103,15 +132,25 @@ export class SecondFactorService {
   }
 
   /**
-   * Registers a passkey; the account's first factor also gets its recovery codes (shown once), and the session
-   * proved a factor by making it.
+   * Registers a passkey; the account's first factor (which needs the current password) also gets its recovery
+   * codes (shown once), and the session proved a factor by making it.
    */
-  async addPasskey(auth: AuthUser, name: string, response: RegistrationResponseJSON) {
-    const first = (await this.factorsOf(auth.userId)).length === 0;
+  async addPasskey(auth: AuthUser, name: string, response: RegistrationResponseJSON, adding: AddingFactor) {
+    const first = await this.passwordForFirst(auth.userId, adding);
     const passkey = await this.passkeys.register(auth.userId, name, response);
     const recoveryCodes = first ? await this.newRecoveryCodes(auth.userId) : [];
     await this.markFresh(auth);
     return { passkey, recoveryCodes };
+  }
+
+  /**
+   * An account without a factor adds its first only with its current password (one that has a factor needs a fresh
+   * one instead, see `requireFresh`); whether it is the first.
+   */
+  private async passwordForFirst(userId: number, adding: AddingFactor): Promise<boolean> {
+    if ((await this.factorsOf(userId)).length > 0) return false;
+    await this.checkPassword(userId, adding.password, adding.from);
+    return true;
   }
 
   async removePasskey(userId: number, passkeyId: number): Promise<void> {
@@ -199,17 +238,27 @@ export class SecondFactorService {
     if ('recoveryCode' in proof)
       return this.factors.spendRecoveryCode(this.db, userId, recoveryHash(proof.recoveryCode));
     const totp = await this.factors.findTotp(this.db, userId);
-    return totp?.confirmed_at ? this.acceptCode(totp, proof.code) : false;
+    return totp?.confirmed_at ? this.acceptCode(userId, totp, proof.code) : false;
   }
 
-  /** Accepts a code of the secret once: never again, nor one of an earlier time step. */
+  /**
+   * Accepts a code of the secret once: never again, nor one of an earlier time step. A secret that does not open
+   * (moved to another account's row, altered) accepts no code.
+   */
   private async acceptCode(
+    userId: number,
     totp: { id: number; secret: string; last_time_step: number | null },
     code: string,
   ) {
     if (!/^\d{6}$/.test(code)) return false;
+    let secret: string;
+    try {
+      secret = this.secrets.open(userId, totp.secret);
+    } catch {
+      return false;
+    }
     const result = await verify({
-      secret: totp.secret,
+      secret,
       token: code,
       epochTolerance: EPOCH_TOLERANCE_SECONDS,
       ...(totp.last_time_step === null ? {} : { afterTimeStep: Number(totp.last_time_step) }),

@@ -46,6 +46,37 @@ export class SecurityLogRepository {
       )`.execute(db);
   }
 
+  /**
+   * Whether the account signed in before, and whether it signed in (or registered) from this address with this
+   * user agent within the last `days`.
+   */
+  async signInHistory(db: Queryable, entry: SecurityEventEntry, days: number) {
+    const { rows } = await sql<{ signed_in_before: boolean; seen: boolean }>`
+      SELECT
+        EXISTS (SELECT 1 FROM security_events WHERE user_id = ${entry.userId} AND kind = 'login') AS signed_in_before,
+        EXISTS (
+          SELECT 1 FROM security_events
+          WHERE user_id = ${entry.userId} AND kind IN ('login', 'account_created')
+            AND address IS NOT DISTINCT FROM ${entry.address?.slice(0, 100) ?? null}::text
+            AND user_agent IS NOT DISTINCT FROM ${entry.userAgent?.slice(0, 300) ?? null}::text
+            AND created_at > now() - make_interval(days => ${days})
+        ) AS seen`.execute(db);
+    const row = rows[0];
+    return { signedInBefore: row?.signed_in_before === true, seen: row?.seen === true };
+  }
+
+  /** Deletes up to `limit` of the entries older than `days`, the oldest first; how many went. */
+  async deleteOlderThan(db: Queryable, days: number, limit: number): Promise<number> {
+    const result = await sql`
+      DELETE FROM security_events WHERE id IN (
+        SELECT id FROM security_events
+        WHERE created_at < now() - make_interval(days => ${days})
+        ORDER BY created_at
+        LIMIT ${limit}
+      )`.execute(db);
+    return Number(result.numAffectedRows ?? 0);
+  }
+
   /** Newest first, `limit + 1` rows from before `beforeId`. */
   list(db: Queryable, userId: number, limit: number, beforeId: number | null): Promise<SecurityEventRow[]> {
     let query = db

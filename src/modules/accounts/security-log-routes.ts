@@ -14,7 +14,9 @@ const SecurityEvent = Type.Object({
         'password+passkey, passkey); login_challenged (the password was right, a second factor was asked); ' +
         'login_failed (details.step: password, totp, recovery_code, passkey); login_throttled; rate_limited; ' +
         'session_ended; password_changed; password_reset; email_verified; api_key_created, api_key_changed, ' +
-        'api_key_revoked; totp_added, totp_removed; passkey_added, passkey_removed; factor_verified',
+        'api_key_revoked; totp_added, totp_removed; passkey_added, passkey_removed; factor_verified; ' +
+        'password_check_failed (a signed-in request carried a wrong current password; details.action: ' +
+        'password_change, totp_added, passkey_added)',
     },
   ),
   at: Type.String({ format: 'date-time' }),

@@ -25,8 +25,30 @@ export const SECURITY_EVENT_KINDS = [
   'passkey_added',
   'passkey_removed',
   'factor_verified',
+  'password_check_failed',
 ] as const;
 export type SecurityEventKind = (typeof SECURITY_EVENT_KINDS)[number];
+
+/** A sign-in from an address and user agent the account has not used for this long is a new one. */
+export const NEW_SIGN_IN_DAYS = 90;
+
+/** A sign-in from an address and user agent the log has not seen for the account lately (NEW_SIGN_IN_DAYS). */
+export interface NewSignIn {
+  userId: number;
+  address: string | null;
+  userAgent: string | null;
+  method: string | null;
+  at: Date;
+}
+
+/** The job that deletes entries past the retention, and how many it deletes at a time. */
+export const SECURITY_LOG_PRUNE_JOB = 'security-log.prune';
+const PRUNE_BATCH = 1000;
+
+export interface SecurityLogSettings {
+  /** Entries older than this many days are deleted by the prune job; 0 keeps them for ever. */
+  retentionDays: number;
+}
 
 /** Throttling repeats itself while a client keeps trying: one entry of each kind a minute is enough to see it. */
 const THROTTLE_ENTRY_SECONDS = 60;
@@ -74,6 +96,20 @@ const passkeyOf = (a: Answer, lookup: Lookups) =>
   lookup.byPasskey(String((a.body.response as Body | undefined)?.id ?? ''));
 const factorOf = (body: Body) =>
   body.passkey !== undefined ? 'passkey' : body.recoveryCode !== undefined ? 'recovery_code' : 'totp';
+
+/** A signed-in request refused because the current password it carried was wrong (not because it was missing). */
+const wrongPassword = (a: Answer) =>
+  a.status === 400 &&
+  Array.isArray(a.json.details) &&
+  (a.json.details as Body[]).some(
+    (d) =>
+      ['body.password', 'body.currentPassword'].includes(String(d.field)) && d.message === 'is not correct',
+  );
+const passwordRefused = (action: string): Rule => ({
+  kind: 'password_check_failed',
+  when: wrongPassword,
+  details: () => ({ action }),
+});
 
 /** The entries each route makes, by method and route path. */
 const RULES: Record<string, Rule[]> = {
@@ -123,6 +159,7 @@ const RULES: Record<string, Rule[]> = {
   ],
   'POST /api/me/password': [
     { kind: 'password_changed', when: ok, details: (a) => ({ endedSessions: a.json.endedSessions }) },
+    passwordRefused('password_change'),
   ],
   'POST /api/auth/reset-password': [{ kind: 'password_reset', when: ok, who: linkOf }],
   'POST /api/auth/verify-email': [{ kind: 'email_verified', when: ok, who: linkOf }],
@@ -143,7 +180,10 @@ const RULES: Record<string, Rule[]> = {
   'DELETE /api/me/api-keys/:id': [
     { kind: 'api_key_revoked', when: ok, details: (a) => ({ keyId: a.params.id }) },
   ],
-  'POST /api/me/second-factors/totp/confirm': [{ kind: 'totp_added', when: ok }],
+  'POST /api/me/second-factors/totp/confirm': [
+    { kind: 'totp_added', when: ok },
+    passwordRefused('totp_added'),
+  ],
   'DELETE /api/me/second-factors/totp': [{ kind: 'totp_removed', when: ok }],
   'POST /api/me/second-factors/verify': [
     { kind: 'factor_verified', when: ok, details: (a) => ({ method: factorOf(a.body) }) },
@@ -157,6 +197,7 @@ const RULES: Record<string, Rule[]> = {
         return { passkeyId: passkey.id, name: passkey.name };
       },
     },
+    passwordRefused('passkey_added'),
   ],
   'DELETE /api/me/passkeys/:id': [
     { kind: 'passkey_removed', when: ok, details: (a) => ({ passkeyId: a.params.id }) },
@@ -179,10 +220,12 @@ function parse(payload: unknown): Body {
  */
 export class SecurityLog {
   private readonly lookups: Lookups;
+  private newSignIn: ((signIn: NewSignIn) => Promise<void>) | null = null;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly repository: SecurityLogRepository,
+    private readonly settings: SecurityLogSettings,
   ) {
     this.lookups = {
       byEmail: (email) => repository.userByEmail(db, email),
@@ -190,6 +233,26 @@ export class SecurityLog {
       byEmailLink: (token) => repository.userByEmailLink(db, hashSecret(token)),
       byPasskey: (id) => repository.userByPasskey(db, id),
     };
+  }
+
+  /** Told of each sign-in from an address and agent the account has not used lately (not of its first sign-in). */
+  onNewSignIn(listener: (signIn: NewSignIn) => Promise<void>): void {
+    this.newSignIn = listener;
+  }
+
+  /** Deletes the entries past the retention (none when it is 0), a batch at a time; how many went. */
+  async prune(): Promise<number> {
+    if (this.settings.retentionDays === 0) return 0;
+    let total = 0;
+    for (;;) {
+      const deleted = await this.repository.deleteOlderThan(
+        this.db,
+        this.settings.retentionDays,
+        PRUNE_BATCH,
+      );
+      total += deleted;
+      if (deleted < PRUNE_BATCH) return total;
+    }
   }
 
   async list(
@@ -235,8 +298,22 @@ export class SecurityLog {
       userAgent: typeof agent === 'string' ? agent : null,
       details,
     };
-    if (THROTTLED.has(kind)) await this.repository.insertOnce(this.db, entry, THROTTLE_ENTRY_SECONDS);
-    else await this.repository.insert(this.db, entry);
+    if (THROTTLED.has(kind)) return this.repository.insertOnce(this.db, entry, THROTTLE_ENTRY_SECONDS);
+    const history =
+      kind === 'login' && this.newSignIn
+        ? await this.repository.signInHistory(this.db, entry, NEW_SIGN_IN_DAYS)
+        : null;
+    await this.repository.insert(this.db, entry);
+    if (history?.signedInBefore && !history.seen && this.newSignIn) {
+      const method = typeof details?.method === 'string' ? details.method : null;
+      await this.newSignIn({
+        userId,
+        address: entry.address,
+        userAgent: entry.userAgent,
+        method,
+        at: new Date(),
+      });
+    }
   }
 }
 

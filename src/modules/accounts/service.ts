@@ -244,14 +244,7 @@ export class AccountsService implements CredentialChanges {
    * the change stays signed in; a change made with an API key ends every session.
    */
   async changePassword(auth: AuthUser, current: string, next: string, from: SignInAddress): Promise<number> {
-    const user = await this.getUser(auth.userId);
-    await this.throttle.check(user.email, user.id, from);
-    if (!(await verifyPassword(current, user.password_hash))) {
-      await this.throttle.failed(user.email, from);
-      throw new ValidationError('The current password is not correct', [
-        fieldProblem('currentPassword', 'is not correct'),
-      ]);
-    }
+    const user = await this.confirmPassword(auth.userId, current, from, 'currentPassword');
     if (current === next) {
       throw new ValidationError('The new password is the same as the current one', [
         fieldProblem('newPassword', 'is the same as the current one'),
@@ -267,6 +260,29 @@ export class AccountsService implements CredentialChanges {
       return { userId: auth.userId };
     });
     return ended;
+  }
+
+  /**
+   * Checks the account's current password, sent in the body's `field`: 400 naming the field when it is missing or
+   * wrong. A wrong one counts as a failed login (429 once repeated), so a stolen session cannot guess it.
+   */
+  async confirmPassword(
+    userId: number,
+    password: string | undefined,
+    from: SignInAddress,
+    field = 'password',
+  ): Promise<UserRow> {
+    const user = await this.getUser(userId);
+    if (password === undefined)
+      throw new ValidationError('This needs the current password', [fieldProblem(field, 'is required')]);
+    await this.throttle.check(user.email, user.id, from);
+    if (!(await verifyPassword(password, user.password_hash))) {
+      await this.throttle.failed(user.email, from);
+      throw new ValidationError('The current password is not correct', [
+        fieldProblem(field, 'is not correct'),
+      ]);
+    }
+    return user;
   }
 
   /** The account's live sessions, the one making the request marked. */

@@ -11,6 +11,7 @@ export interface UserPreferencesTable {
   notify_social: Generated<boolean>;
   notify_competitions: Generated<boolean>;
   notify_marketing: Generated<boolean>;
+  notify_new_sign_in: Generated<boolean>;
   avatar_key: string | null;
   updated_at: UpdatedAt;
 }

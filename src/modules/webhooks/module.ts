@@ -5,7 +5,7 @@ import type { SecretBox } from '../../platform/secrets.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { WebhookOutbox } from './outbox.js';
 import { WebhooksRepository } from './repository.js';
-import { WebhookSecrets } from './secrets.js';
+import { type WebhookSecrets, webhookSecrets } from './secrets.js';
 import { WebhooksService } from './service.js';
 import { UrlGuard } from './url-guard.js';
 
@@ -37,7 +37,7 @@ export function createWebhooks(deps: {
 }): WebhooksModule {
   const repository = new WebhooksRepository();
   const outbox = new WebhookOutbox(repository);
-  const secrets = new WebhookSecrets(deps.db, repository, deps.secretBox);
+  const secrets = webhookSecrets(deps.db, deps.secretBox);
   const guard = new UrlGuard(deps.config.webhookAllowPrivate);
   const service = new WebhooksService(deps.db, repository, guard, secrets, {
     timeoutMs: deps.config.webhookTimeoutMs,

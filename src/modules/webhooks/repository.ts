@@ -25,12 +25,6 @@ export interface ClaimedDelivery {
   secret: string;
 }
 
-export interface StoredSecret {
-  id: number;
-  user_id: number;
-  secret: string;
-}
-
 export class WebhooksRepository {
   /** Serialises subscription changes of one user, so the per-user limit holds under concurrent requests. */
   async lockUser(trx: Tx, userId: number): Promise<void> {
@@ -270,30 +264,5 @@ export class WebhooksRepository {
         LIMIT ${limit}
       )`.execute(db);
     return Number(result.numAffectedRows ?? 0);
-  }
-
-  /** How many signing secrets each key sealed (`key_id` null: stored plain, before sealing). */
-  async secretsByKey(db: Queryable): Promise<{ key_id: string | null; count: number }[]> {
-    const result = await sql<{ key_id: string | null; count: number }>`
-      SELECT CASE WHEN secret LIKE 'enc:v1:%' THEN split_part(secret, ':', 3) END AS key_id, count(*)::int AS count
-      FROM webhook_subscriptions GROUP BY 1 ORDER BY 1`.execute(db);
-    return result.rows;
-  }
-
-  /** A batch of secrets not sealed with the current key, locked for resealing (others' batches skipped). */
-  secretsNotSealedWith(trx: Tx, keyId: string, limit: number): Promise<StoredSecret[]> {
-    return trx
-      .selectFrom('webhook_subscriptions')
-      .select(['id', 'user_id', 'secret'])
-      .where('secret', 'not like', `enc:v1:${keyId}:%`)
-      .orderBy('id')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-  }
-
-  async setSecret(trx: Tx, id: number, secret: string): Promise<void> {
-    await trx.updateTable('webhook_subscriptions').set({ secret }).where('id', '=', id).execute();
   }
 }

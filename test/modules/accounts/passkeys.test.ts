@@ -45,7 +45,11 @@ async function register(user: TestUser, key: SoftwareAuthenticator, name = 'Lapt
   const options = await post(user.token, '/api/me/passkeys/options');
   expect(options.statusCode, options.body).toBe(200);
   expect(options.json()).toMatchObject({ rp: { id: rpId }, attestation: 'none' });
-  return post(user.token, '/api/me/passkeys', { name, response: key.create(options.json()) });
+  return post(user.token, '/api/me/passkeys', {
+    name,
+    response: key.create(options.json()),
+    password: user.password,
+  });
 }
 
 async function loginChallenge(user: TestUser): Promise<string> {
@@ -99,14 +103,14 @@ describe('registering a passkey', () => {
     const foreign = await post(user.token, '/api/me/passkeys', {
       name: 'x',
       response: elsewhere.create(options),
+      password: user.password,
     });
     expect(foreign.statusCode).toBe(400);
     expect(foreign.json().code).toBe('INVALID_PASSKEY');
     const fresh = (await post(user.token, '/api/me/passkeys/options')).json();
     const answer = authenticator().create(fresh);
-    expect((await post(user.token, '/api/me/passkeys', { name: 'a', response: answer })).statusCode).toBe(
-      201,
-    );
+    const first = { name: 'a', response: answer, password: user.password };
+    expect((await post(user.token, '/api/me/passkeys', first)).statusCode).toBe(201);
     // Its challenge is spent (and the account now has a factor proved by making it).
     const twice = await post(user.token, '/api/me/passkeys', { name: 'b', response: answer });
     expect(twice.json().code).toBe('INVALID_PASSKEY');

@@ -54,6 +54,7 @@ async function enrol(user: TestUser): Promise<{ secret: string; recoveryCodes: s
   tick();
   const confirmed = await post(user.token, '/api/me/second-factors/totp/confirm', {
     code: await code(secret),
+    password: user.password,
   });
   expect(confirmed.statusCode, confirmed.body).toBe(200);
   return { secret, recoveryCodes: confirmed.json().recoveryCodes };
@@ -72,7 +73,10 @@ describe('setting up an authenticator app', () => {
     tick();
     const user = await newUser(app);
     const started = (await post(user.token, '/api/me/second-factors/totp')).json();
-    const wrong = await post(user.token, '/api/me/second-factors/totp/confirm', { code: '000000' });
+    const wrong = await post(user.token, '/api/me/second-factors/totp/confirm', {
+      code: '000000',
+      password: user.password,
+    });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json().code).toBe('INVALID_SECOND_FACTOR');
     // Not yet in force: login is one step.
@@ -82,6 +86,7 @@ describe('setting up an authenticator app', () => {
     tick();
     const confirmed = await post(user.token, '/api/me/second-factors/totp/confirm', {
       code: await code(started.secret),
+      password: user.password,
     });
     expect(confirmed.statusCode).toBe(200);
     expect(confirmed.json().recoveryCodes).toHaveLength(10);

@@ -141,6 +141,7 @@ describe('the security log', () => {
     const epoch = Math.floor(Date.now() / 1000);
     const confirm = await post('/api/me/second-factors/totp/confirm', user.token, {
       code: await generate({ secret, epoch: epoch - 30 }),
+      password: user.password,
     });
     expect(confirm.statusCode, confirm.body).toBe(200);
     const challengeToken = (await login(user)).json().challengeToken;

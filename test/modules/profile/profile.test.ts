@@ -50,7 +50,7 @@ describe('GET/PATCH /api/me/preferences', () => {
       bio: '',
       darkMode: false,
       timezone: null,
-      notifications: { trades: true, social: true, competitions: true, marketing: false },
+      notifications: { trades: true, social: true, competitions: true, marketing: false, newSignIn: true },
       avatarUrl: null,
       updatedAt: null,
     });

@@ -31,11 +31,15 @@ export async function signInAnswer(challengeToken?: string) {
   return answerWithPasskey(await typed(apiClient.POST('/api/auth/passkey/options', { body })));
 }
 
-/** Makes a passkey on this device for the signed-in account; the recovery codes when it is the first factor. */
-export async function registerPasskey(name: string): Promise<{ recoveryCodes: string[] }> {
+/**
+ * Makes a passkey on this device for the signed-in account (the account's first factor needs its `password`); the
+ * recovery codes when it is the first factor.
+ */
+export async function registerPasskey(name: string, password?: string): Promise<{ recoveryCodes: string[] }> {
   const options = await typed(apiClient.POST('/api/me/passkeys/options'));
   const answer = await startRegistration({ optionsJSON: options as PublicKeyCredentialCreationOptionsJSON });
-  return typed(apiClient.POST('/api/me/passkeys', { body: { name, response: toWire(answer) } }));
+  const body = { name, response: toWire(answer), ...(password === undefined ? {} : { password }) };
+  return typed(apiClient.POST('/api/me/passkeys', { body }));
 }
 
 /** Proves a passkey for this session, so that the sensitive actions go through for the next minutes. */

@@ -7,13 +7,14 @@ export type PreferencesChanges = Omit<
   'user_id' | 'updated_at' | 'avatar_key'
 >;
 
-export type NotificationCategory = 'trades' | 'social' | 'competitions' | 'marketing';
+export type NotificationCategory = 'trades' | 'social' | 'competitions' | 'marketing' | 'newSignIn';
 
 const CATEGORY_COLUMN = {
   trades: 'notify_trades',
   social: 'notify_social',
   competitions: 'notify_competitions',
   marketing: 'notify_marketing',
+  newSignIn: 'notify_new_sign_in',
 } as const;
 
 /** A user's preferences row; a user without one has the column defaults. */
@@ -62,7 +63,13 @@ export class PreferencesRepository {
   async accepts(db: Queryable, userId: number, category: NotificationCategory): Promise<boolean> {
     const row = await db
       .selectFrom('user_preferences')
-      .select(['notify_trades', 'notify_social', 'notify_competitions', 'notify_marketing'])
+      .select([
+        'notify_trades',
+        'notify_social',
+        'notify_competitions',
+        'notify_marketing',
+        'notify_new_sign_in',
+      ])
       .where('user_id', '=', userId)
       .executeTakeFirst();
     if (!row) return category !== 'marketing';

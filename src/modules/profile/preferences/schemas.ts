@@ -9,6 +9,11 @@ const Notifications = {
   social: Type.Boolean({ description: 'New followers, likes, comments and replies' }),
   competitions: Type.Boolean({ description: 'Tournaments and head-to-head challenges' }),
   marketing: Type.Boolean({ description: 'Product news and offers (off by default)' }),
+  newSignIn: Type.Boolean({
+    description:
+      'A sign-in from an address and browser not seen on the account for 90 days: a feed item (security.new_login), ' +
+      'and a mail when the address is proven (on by default)',
+  }),
 };
 
 export const PreferencesBody = Type.Object({
@@ -44,6 +49,7 @@ export const PreferencesPatch = Type.Object(
           social: Type.Optional(Notifications.social),
           competitions: Type.Optional(Notifications.competitions),
           marketing: Type.Optional(Notifications.marketing),
+          newSignIn: Type.Optional(Notifications.newSignIn),
         },
         { additionalProperties: false, minProperties: 1 },
       ),

@@ -17,6 +17,7 @@ export interface PreferencesPatchInput {
         social?: boolean | undefined;
         competitions?: boolean | undefined;
         marketing?: boolean | undefined;
+        newSignIn?: boolean | undefined;
       }
     | undefined;
 }
@@ -26,7 +27,13 @@ export interface PreferencesView {
   bio: string;
   darkMode: boolean;
   timezone: string | null;
-  notifications: { trades: boolean; social: boolean; competitions: boolean; marketing: boolean };
+  notifications: {
+    trades: boolean;
+    social: boolean;
+    competitions: boolean;
+    marketing: boolean;
+    newSignIn: boolean;
+  };
   avatarUrl: string | null;
   updatedAt: string | null;
 }
@@ -61,6 +68,7 @@ export class PreferencesService {
     if (notifications.social !== undefined) changes.notify_social = notifications.social;
     if (notifications.competitions !== undefined) changes.notify_competitions = notifications.competitions;
     if (notifications.marketing !== undefined) changes.notify_marketing = notifications.marketing;
+    if (notifications.newSignIn !== undefined) changes.notify_new_sign_in = notifications.newSignIn;
     return this.view(await this.preferences.upsert(this.db, userId, changes));
   }
 
@@ -75,6 +83,7 @@ export class PreferencesService {
         social: row?.notify_social ?? true,
         competitions: row?.notify_competitions ?? true,
         marketing: row?.notify_marketing ?? false,
+        newSignIn: row?.notify_new_sign_in ?? true,
       },
       avatarUrl: row?.avatar_key ? avatarUrl(row.avatar_key) : null,
       updatedAt: row ? iso(row.updated_at) : null,

@@ -9,25 +9,30 @@ import { FreshFactorGate } from './FreshFactor';
 
 /**
  * The authenticator app: set up with its secret (typed in, or the otpauth link opened on the phone) and confirmed
- * with a code from it, or removed.
+ * with a code from it (and the password, when it is the account's first factor), or removed.
  */
 export function AuthenticatorApp({
   enabledAt,
+  needsPassword,
   onChanged,
   onRecoveryCodes,
 }: {
   enabledAt: string | null;
+  /** The account has no factor yet: the first one needs the current password. */
+  needsPassword: boolean;
   onChanged: () => void;
   onRecoveryCodes: (codes: string[]) => void;
 }) {
   const [setup, setSetup] = useState<{ secret: string; otpauthUri: string } | null>(null);
   const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
   const start = useAction(async () => setSetup(await typed(apiClient.POST('/api/me/second-factors/totp'))));
   const confirm = useAction(async () => {
-    const body = { code: code.replace(/\s/g, '') };
+    const body = { code: code.replace(/\s/g, ''), ...(needsPassword ? { password } : {}) };
     const { recoveryCodes } = await typed(apiClient.POST('/api/me/second-factors/totp/confirm', { body }));
     setSetup(null);
     setCode('');
+    setPassword('');
     onRecoveryCodes(recoveryCodes);
     onChanged();
   });
@@ -96,10 +101,28 @@ export function AuthenticatorApp({
             onChange={(e) => setCode(e.target.value)}
           />
         </div>
+        {needsPassword ? (
+          <div className="field">
+            <label htmlFor="totp-password">Your password</label>
+            <input
+              id="totp-password"
+              type="password"
+              autoComplete="current-password"
+              aria-describedby="totp-password-hint"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+            <span id="totp-password-hint" className="muted small">
+              Your first second factor needs it
+            </span>
+          </div>
+        ) : null}
         <button
           type="submit"
           className="button"
-          disabled={code.replace(/\s/g, '').length !== 6 || confirm.pending}
+          disabled={
+            code.replace(/\s/g, '').length !== 6 || (needsPassword && password === '') || confirm.pending
+          }
         >
           Turn on
         </button>

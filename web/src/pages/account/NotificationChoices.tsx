@@ -5,6 +5,7 @@ const NOTIFICATION_CATEGORIES = [
   { key: 'social', label: 'Social: followers, likes, comments' },
   { key: 'competitions', label: 'Tournaments and challenges' },
   { key: 'marketing', label: 'Product news and offers' },
+  { key: 'newSignIn', label: 'Sign-ins from a new device or address (also by mail)' },
 ] as const;
 
 type Notifications = Preferences['notifications'];

@@ -13,19 +13,30 @@ interface PasskeyView {
   lastUsedAt: string | null;
 }
 
-/** The account's passkeys: one made on this device by name, each removable. */
+/**
+ * The account's passkeys: one made on this device by name (the first factor of the account with the password too),
+ * each removable.
+ */
 export function Passkeys({
+  needsPassword,
   onChanged,
   onRecoveryCodes,
 }: {
+  /** The account has no factor yet: the first one needs the current password. */
+  needsPassword: boolean;
   onChanged: () => void;
   onRecoveryCodes: (codes: string[]) => void;
 }) {
   const list = useApi('/api/me/passkeys');
   const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
   const add = useAction(async () => {
-    const { recoveryCodes } = await registerPasskey(name.trim() || 'Passkey');
+    const { recoveryCodes } = await registerPasskey(
+      name.trim() || 'Passkey',
+      needsPassword ? password : undefined,
+    );
     setName('');
+    setPassword('');
     if (recoveryCodes.length > 0) onRecoveryCodes(recoveryCodes);
     list.reload();
     onChanged();
@@ -89,7 +100,27 @@ export function Passkeys({
               onChange={(e) => setName(e.target.value)}
             />
           </div>
-          <button type="submit" className="button" disabled={add.pending}>
+          {needsPassword ? (
+            <div className="field">
+              <label htmlFor="passkey-password">Your password for the passkey</label>
+              <input
+                id="passkey-password"
+                type="password"
+                autoComplete="current-password"
+                aria-describedby="passkey-password-hint"
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
+              <span id="passkey-password-hint" className="muted small">
+                Your first second factor needs it
+              </span>
+            </div>
+          ) : null}
+          <button
+            type="submit"
+            className="button"
+            disabled={add.pending || (needsPassword && password === '')}
+          >
             {add.pending ? 'Waiting for your device…' : 'Add a passkey'}
           </button>
         </form>

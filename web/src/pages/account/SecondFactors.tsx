@@ -19,7 +19,8 @@ export function SecondFactors() {
       <h2 id="factors-heading">Second factors</h2>
       <p className="muted">
         With a second factor, signing in needs more than your password, and changing the password, making a
-        key that can trade, adding a webhook or removing a factor needs it again.
+        key that can trade, adding a webhook or removing a factor needs it again. Adding your first one needs
+        your password.
       </p>
       {codes ? <RecoveryCodes codes={codes} onDone={() => setCodes(null)} /> : null}
       <Loaded data={status.data} error={status.error} reload={status.reload}>
@@ -27,10 +28,15 @@ export function SecondFactors() {
           <>
             <AuthenticatorApp
               enabledAt={data.totp?.confirmedAt ?? null}
+              needsPassword={!data.totp && data.passkeys === 0}
               onChanged={changed}
               onRecoveryCodes={setCodes}
             />
-            <Passkeys onChanged={changed} onRecoveryCodes={setCodes} />
+            <Passkeys
+              needsPassword={!data.totp && data.passkeys === 0}
+              onChanged={changed}
+              onRecoveryCodes={setCodes}
+            />
             {data.totp || data.passkeys > 0 ? (
               <p className="muted small" data-testid="recovery-left">
                 {data.recoveryCodesLeft} recovery codes left.
