@@ -58,7 +58,7 @@ const PARTICULAR: Record<string, Partial<Record<number, string[]>>> = {
   replayStream: { 410: ['SEQ_OUTSIDE_WINDOW'] },
   loginSecondFactor: { 401: ['INVALID_SECOND_FACTOR'] },
   startTotp: { 409: ['TOTP_ALREADY_ENABLED'] },
-  confirmTotp: { 401: ['INVALID_SECOND_FACTOR'], 409: ['TOTP_ALREADY_ENABLED'] },
+  confirmTotp: { 401: ['INVALID_SECOND_FACTOR'], 403: [FRESH_FACTOR], 409: ['TOTP_ALREADY_ENABLED'] },
   verifySecondFactor: { 401: ['INVALID_SECOND_FACTOR'] },
   removeTotp: { 403: [FRESH_FACTOR] },
   signInWithPasskey: { 401: ['INVALID_CREDENTIALS'] },

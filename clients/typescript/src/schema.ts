@@ -1878,7 +1878,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the authenticator app with a code; the recovery codes (shown once)
-         * @description From now on login needs a code, and the sensitive actions need one proved within the last minutes. The ten recovery codes each sign in once when the app is lost; they are stored hashed. An account that has no factor yet also sends its current `password` (missing or wrong: 400 naming `password`, counted as a failed login, so repeated guesses are throttled with 429).
+         * @description From now on login needs a code, and the sensitive actions need one proved within the last minutes. The ten recovery codes each sign in once when the app is lost; they are stored hashed. An account that has no factor yet also sends its current `password` (missing or wrong: 400 naming `password`, counted as a failed login, so repeated guesses are throttled with 429); one that has a passkey needs a factor proved within the last minutes instead (403 FRESH_SECOND_FACTOR_REQUIRED).
          */
         post: operations["confirmTotp"];
         delete?: never;
@@ -19850,7 +19850,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {unknown} */
-                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED" | "KEY_SCOPE_MISSING" | "KEY_ADDRESS_NOT_ALLOWED";
+                        code: "FORBIDDEN" | "ACCOUNT_SUSPENDED" | "KEY_SCOPE_MISSING" | "KEY_ADDRESS_NOT_ALLOWED" | "FRESH_SECOND_FACTOR_REQUIRED";
                     };
                 };
             };

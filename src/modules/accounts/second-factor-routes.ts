@@ -36,6 +36,7 @@ const Proof = Type.Union([
  */
 const NEEDS_FRESH_FACTOR: Record<string, (body: unknown) => boolean> = {
   'POST /api/me/password': () => true,
+  'POST /api/me/second-factors/totp/confirm': () => true,
   'POST /api/me/webhooks': () => true,
   'DELETE /api/me/second-factors/totp': () => true,
   'POST /api/me/passkeys': () => true,
@@ -177,14 +178,15 @@ const plugin: FastifyPluginAsyncTypebox<{ accounts: AccountsService; factors: Se
           'From now on login needs a code, and the sensitive actions need one proved within the last minutes. ' +
           'The ten recovery codes each sign in once when the app is lost; they are stored hashed. An account ' +
           'that has no factor yet also sends its current `password` (missing or wrong: 400 naming `password`, ' +
-          'counted as a failed login, so repeated guesses are throttled with 429).',
+          'counted as a failed login, so repeated guesses are throttled with 429); one that has a passkey needs a ' +
+          'factor proved within the last minutes instead (403 FRESH_SECOND_FACTOR_REQUIRED).',
         body: Type.Object(
           { code: Code, password: Type.Optional(CurrentPassword) },
           { additionalProperties: false },
         ),
         response: {
           200: Type.Object({ recoveryCodes: Type.Array(Type.String()) }),
-          ...errors(400, 401, 404, 409, 429),
+          ...errors(400, 401, 403, 404, 409, 429),
         },
       },
     },

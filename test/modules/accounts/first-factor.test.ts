@@ -143,6 +143,32 @@ describe('the first second factor', () => {
     expect((await status(user)).totp).toBeNull();
   });
 
+  it('refuses an authenticator app added to a passkey account without a fresh factor', async () => {
+    const user = await newUser(app);
+    const first = await post(user.token, '/api/me/passkeys', {
+      name: 'Laptop',
+      response: await passkeyAnswer(user),
+      password: user.password,
+    });
+    expect(first.statusCode, first.body).toBe(201);
+    // A key that may manage the account is never fresh: what it does needs the factor in the request.
+    const made = await post(user.token, '/api/me/api-keys', { name: 'account only', scopes: ['account'] });
+    expect(made.statusCode, made.body).toBe(201);
+    const key = made.json().key as string;
+    const secret = await startTotp({ ...user, token: key });
+    const refused = await post(key, '/api/me/second-factors/totp/confirm', {
+      code: await code(secret),
+      password: user.password,
+    });
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect(refused.json().code).toBe('FRESH_SECOND_FACTOR_REQUIRED');
+    expect((await status(user)).totp).toBeNull();
+    // The session that registered the passkey proved it: there the app is added.
+    const added = await post(user.token, '/api/me/second-factors/totp/confirm', { code: await code(secret) });
+    expect(added.statusCode, added.body).toBe(200);
+    expect((await status(user)).totp).toMatchObject({ enabled: true });
+  });
+
   it('asks no password once a factor is in force: a fresh factor stands in for it', async () => {
     const user = await newUser(app);
     const secret = await startTotp(user);
