@@ -177,6 +177,8 @@ describe('the maker’s tools in a browser', () => {
     await amendButtons.first().focus();
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
+    // Two presses in a quick run move two rows, each from where the last left the keyboard.
+    expect(await page.evaluate<string>(`document.activeElement?.closest('tr')?.dataset.row ?? ''`)).toBe('2');
     const target = (await focusedName()).replace(/^Amend order: /, '');
     expect(target).toMatch(/^buy \d+ Yes Cut at \d+¢$/);
     const price = Number(/at (\d+)¢/.exec(target)![1]);

@@ -16,12 +16,16 @@ export function useRovingRows(rows: number) {
   const table = useRef<HTMLTableElement>(null);
   const [active, setActive] = useState(0);
   const current = Math.min(active, Math.max(0, rows - 1));
+  const focusNow = (row: number, action: string) =>
+    table.current?.querySelector<HTMLButtonElement>(`[data-row="${row}"] [data-action="${action}"]`)?.focus();
+  // After the rows change (the next frame): unless the keyboard went somewhere else meanwhile (an order's fields
+  // opened, another key), which it keeps.
   const focusAction = (row: number, action: string) => {
-    requestAnimationFrame(() =>
-      table.current
-        ?.querySelector<HTMLButtonElement>(`[data-row="${row}"] [data-action="${action}"]`)
-        ?.focus(),
-    );
+    const before = document.activeElement;
+    requestAnimationFrame(() => {
+      const now = document.activeElement;
+      if (now === before || now === null || now === document.body) focusNow(row, action);
+    });
   };
   return {
     table,
@@ -38,7 +42,8 @@ export function useRovingRows(rows: number) {
       event.preventDefault();
       const next = move(row, rows - 1);
       setActive(next);
-      focusAction(next, action);
+      // The row is there already: at once, so that keys pressed in a quick run each move from where the last left.
+      focusNow(next, action);
     },
     activate: (row: number) => setActive(row),
   };
