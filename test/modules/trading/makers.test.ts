@@ -122,7 +122,9 @@ describe('many makers on many markets through two instances', () => {
   const RUN_MS = Number(process.env.MAKERS_TEST_MS ?? 30_000);
 
   beforeAll(async () => {
-    two = await createTwoInstances();
+    // Cash for the whole run: each maker's fills turn about 1,000 credits into shares in 30 s on a fast machine,
+    // and a 402 for spent cash is a right answer, not what this run looks for.
+    two = await createTwoInstances({ STARTING_BALANCE_CENTS: '100000000' });
   });
   afterAll(async () => {
     await closeTwoInstances(two);
@@ -182,7 +184,8 @@ describe('many makers on many markets through two instances', () => {
         if (sent.status !== 200) refusals.push(`batch ${sent.status} ${sent.body}`);
         for (const item of sent.items) {
           if (item.status === 201) placed += 1;
-          else refusals.push(`item ${item.status} ${item.error?.code}`);
+          else
+            refusals.push(`item ${item.status} ${item.error?.code} ${JSON.stringify(item.error?.details)}`);
         }
       }
     };
