@@ -12,7 +12,7 @@ import {
   silentLog,
   UNBOUNDED,
 } from './pool.js';
-import { preparingRepeatedStatements } from './prepared.js';
+import { preparingRepeatedStatements, StatementNames } from './prepared.js';
 import { ReplicaPool } from './replica.js';
 import type { DB } from './schema.js';
 import { guardedPool, TransactionMarkingKysely } from './transaction-guard.js';
@@ -212,16 +212,11 @@ async function openPostgres(options: OpenDatabaseOptions & { url: string }): Pro
   const log = options.log ?? silentLog;
   const timeouts = { ...UNBOUNDED, ...options.timeouts };
   const poolSize = options.poolSize ?? 10;
+  // One registry of names for both pools: the reads fall back to the primary's connections.
+  const names = new StatementNames({ threshold: options.prepareThreshold ?? 5, maxStatements: 500 });
   const kysely = (pool: PostgresPool) =>
     new TransactionMarkingKysely({
-      dialect: new PostgresDialect({
-        pool: guardedPool(
-          preparingRepeatedStatements(pool, {
-            threshold: options.prepareThreshold ?? 5,
-            maxStatements: 500,
-          }),
-        ),
-      }),
+      dialect: new PostgresDialect({ pool: guardedPool(preparingRepeatedStatements(pool, names)) }),
     });
   const pool = new GuardedPool(writeTarget(options.url), poolSize, timeouts, log);
   const db = kysely(pool);

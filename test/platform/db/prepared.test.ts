@@ -37,6 +37,40 @@ describe.skipIf(!TEST_DATABASE_URL)('prepared statements on PostgreSQL', () => {
     }
   });
 
+  it('gives a text one name whichever pool runs it: reads that fall back to the primary share its connections', async () => {
+    const test = await createTestDatabase();
+    // A replica that refuses every connection: the reads take the primary's one connection instead.
+    const database = await openDatabase({
+      url: test.url as string,
+      replica: { url: 'postgres://postgres@127.0.0.1:1/none', waitMs: 100 },
+      dataDir: null,
+      poolSize: 1,
+      prepareThreshold: 2,
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const written = await sql<{ n: number }>`SELECT ${i}::int * 2 AS n`.execute(database.db);
+        expect(written.rows[0]?.n).toBe(i * 2);
+      }
+      for (let i = 0; i < 3; i++) {
+        const read = await sql<{ n: number }>`SELECT ${i}::int * 3 AS n`.execute(database.reads);
+        expect(read.rows[0]?.n).toBe(i * 3);
+      }
+      const { rows } = await sql<{
+        name: string;
+        statement: string;
+      }>`SELECT name, statement FROM pg_prepared_statements ORDER BY name`.execute(database.db);
+      expect(rows.map((row) => row.statement.replace(/\s+/g, ' '))).toEqual([
+        expect.stringContaining('SELECT $1::int * 2 AS n'),
+        expect.stringContaining('SELECT $1::int * 3 AS n'),
+      ]);
+      expect(new Set(rows.map((row) => row.name)).size).toBe(2);
+    } finally {
+      await database.close();
+      await test.drop();
+    }
+  });
+
   it('never prepares when the threshold is 0', async () => {
     const test = await createTestDatabase();
     const database = await openDatabase({
