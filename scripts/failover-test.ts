@@ -122,6 +122,7 @@ async function main(): Promise<number> {
     log(`npm run audit on ${formation.url}: exit ${audit.code}`);
     if (audit.code !== 0) failures.push(`npm run audit failed:\n${audit.output.trim()}`);
     report();
+    if (failures.length > 0) printErrors(servers);
   } finally {
     await Promise.all(apis.map((api) => api.close()));
     for (const server of servers) if (server.child.exitCode === null) server.child.kill('SIGKILL');
@@ -130,6 +131,14 @@ async function main(): Promise<number> {
     else await removeFolder(dir);
   }
   return verdict('failover test', failures, log);
+}
+
+/** What each instance logged as an error (its first 20), so that a failure shows its cause. */
+function printErrors(servers: ServerProcess[]): void {
+  servers.forEach((server, index) => {
+    const errors = server.logLines().filter((line) => Number(line.level) >= 50);
+    for (const line of errors.slice(0, 20)) log(`instance ${index + 1} logged: ${JSON.stringify(line)}`);
+  });
 }
 
 /** The standby out of recovery (the promotion), then taking writes as the monitor reports it. */
