@@ -27,7 +27,7 @@ export interface EmailLinkSettings {
 }
 
 /** Checks a new password before it is stored (strength, by the account's own details). */
-export type PasswordCheck = (password: string, user: UserRow) => void;
+export type PasswordCheck = (password: string, user: UserRow) => Promise<void>;
 
 /**
  * Proving addresses and resetting passwords by mail. Links carry a 256-bit token in the URL's fragment (which
@@ -109,7 +109,7 @@ export class EmailLinks {
       const link = await this.repositories.signIn.useLink(trx, hashSecret(token), 'reset');
       const owner = link ? await this.repositories.accounts.findUserById(trx, link.userId) : undefined;
       if (!link || !owner || owner.email !== link.email) throw new LinkInvalidError();
-      check(password, owner);
+      await check(password, owner);
       await this.repositories.accounts.setPasswordHash(trx, owner.id, await hashPassword(password));
       ended = await this.repositories.accounts.revokeOtherSessions(trx, owner.id, null);
       await this.repositories.signIn.markVerified(trx, owner.id, owner.email);

@@ -92,7 +92,7 @@ export class AccountsService implements CredentialChanges {
     from: SignInAddress | null = null,
   ): Promise<{ user: UserRow; token: string; expiresAt: Date }> {
     const email = input.email.trim().toLowerCase();
-    requireStrongPassword('password', passwordStrength(input.password, ownDetails(email, input)));
+    requireStrongPassword('password', await passwordStrength(input.password, ownDetails(email, input)));
     if (input.username !== undefined && isReservedUsername(input.username)) {
       throw new ConflictError('USERNAME_RESERVED', 'This username is reserved');
     }
@@ -250,7 +250,7 @@ export class AccountsService implements CredentialChanges {
         fieldProblem('newPassword', 'is the same as the current one'),
       ]);
     }
-    this.requireStrongPassword(next, user, 'newPassword');
+    await this.requireStrongPassword(next, user, 'newPassword');
     const passwordHash = await hashPassword(next);
     const keep = auth.credential.kind === 'session' ? auth.credential.id : null;
     let ended = 0;
@@ -302,9 +302,9 @@ export class AccountsService implements CredentialChanges {
   }
 
   /** Refuses with 400 WEAK_PASSWORD a new password that is easy to guess for this account. */
-  requireStrongPassword(password: string, user: UserRow, field = 'password'): void {
+  async requireStrongPassword(password: string, user: UserRow, field = 'password'): Promise<void> {
     const details = { username: user.username, firstName: user.first_name, lastName: user.last_name };
-    requireStrongPassword(field, passwordStrength(password, ownDetails(user.email, details)));
+    requireStrongPassword(field, await passwordStrength(password, ownDetails(user.email, details)));
   }
 
   async getUser(userId: number): Promise<UserRow> {
