@@ -108,13 +108,7 @@ export interface PositionViewSource {
 }
 
 export function toPositionView(p: PositionViewSource) {
-  const mark = markOf(p.side, {
-    resolution: p.resolution,
-    yesPayoutCents: p.yes_payout_cents,
-    lastTradeYesCents: p.last_yes_price,
-    lastConversionYesCents: p.conversion_yes_price,
-  });
-  const value = valueHolding({ quantity: p.quantity, costCents: p.cost_cents }, mark);
+  const value = valueOfHolding(p);
   return {
     id: String(p.id),
     optionId: String(p.option_id),
@@ -138,32 +132,38 @@ export function toPositionView(p: PositionViewSource) {
  * (TradingReadsRepository.holdingGroups): each group valued by the rule of every position, so the sums equal those
  * of `toPositionView` over the positions one by one.
  */
-export function valueOfGroups(
-  groups: Pick<
-    PositionViewSource,
-    | 'side'
-    | 'quantity'
-    | 'cost_cents'
-    | 'last_yes_price'
-    | 'conversion_yes_price'
-    | 'resolution'
-    | 'yes_payout_cents'
-  >[],
-) {
+export function valueOfGroups(groups: HoldingSource[]) {
   let valueCents = 0;
   let unrealizedPnlCents = 0;
   for (const group of groups) {
-    const mark = markOf(group.side, {
-      resolution: group.resolution,
-      yesPayoutCents: group.yes_payout_cents,
-      lastTradeYesCents: group.last_yes_price,
-      lastConversionYesCents: group.conversion_yes_price,
-    });
-    const value = valueHolding({ quantity: group.quantity, costCents: group.cost_cents }, mark);
+    const value = valueOfHolding(group);
     valueCents += value.valueCents;
     unrealizedPnlCents += value.unrealizedPnlCents;
   }
   return { valueCents, unrealizedPnlCents };
+}
+
+/** What values a holding (one position, or positions summed per mark's inputs). */
+type HoldingSource = Pick<
+  PositionViewSource,
+  | 'side'
+  | 'quantity'
+  | 'cost_cents'
+  | 'last_yes_price'
+  | 'conversion_yes_price'
+  | 'resolution'
+  | 'yes_payout_cents'
+>;
+
+/** A holding's mark by the valuation rule, and its value and unrealized P&L at that mark. */
+function valueOfHolding(h: HoldingSource) {
+  const mark = markOf(h.side, {
+    resolution: h.resolution,
+    yesPayoutCents: h.yes_payout_cents,
+    lastTradeYesCents: h.last_yes_price,
+    lastConversionYesCents: h.conversion_yes_price,
+  });
+  return valueHolding({ quantity: h.quantity, costCents: h.cost_cents }, mark);
 }
 
 /** The sort key a page of positions ends on, as its cursor carries it: the option and the side (NO 0, YES 1). */
