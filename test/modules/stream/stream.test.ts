@@ -1,21 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { asyncapiDocument } from '../../../src/openapi/asyncapi.js';
 import { closeTwoInstances, createTwoInstances, type TestApp, type TestDatabase } from '../../support/app.js';
-import { contractViolations, StreamContract } from '../../support/contract.js';
 import { createMarket, limitOrder, marketTrade } from '../../support/exchange.js';
 import { newAdmin, newUser, type TestUser } from '../../support/factories.js';
+import { StreamTestClient, streamUrl } from '../../support/stream-client.js';
 
 let db: TestDatabase;
 let a: TestApp;
 let b: TestApp;
 let admin: TestUser;
-
-async function listen(t: TestApp): Promise<string> {
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  return `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/api/stream`;
-}
 
 beforeAll(async () => {
   ({ db, a, b } = await createTwoInstances());
@@ -25,62 +19,10 @@ afterAll(async () => {
   await closeTwoInstances({ db, a, b });
 });
 
-const streamContract = new StreamContract(asyncapiDocument('http://localhost:3000'));
-
-/**
- * A WebSocket client that queues what it receives, so a test can wait for the next message of a kind. Every message
- * is checked against the AsyncAPI document (a mismatch fails the test, as for HTTP responses).
- */
-class Client {
-  private readonly messages: Record<string, unknown>[] = [];
-  private waiters: (() => void)[] = [];
-  private constructor(readonly socket: WebSocket) {
-    socket.on('message', (raw) => {
-      const message = JSON.parse(String(raw)) as Record<string, unknown>;
-      contractViolations.push(...streamContract.check(message));
-      this.messages.push(message);
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-  }
-
-  static async open(url: string, headers: Record<string, string> = {}): Promise<Client> {
-    const socket = new WebSocket(url, { headers });
-    await new Promise<void>((resolve, reject) => {
-      socket.once('open', () => resolve());
-      socket.once('error', reject);
-    });
-    return new Client(socket);
-  }
-
-  send(message: unknown): void {
-    this.socket.send(JSON.stringify(message));
-  }
-
-  async next(
-    match: (m: Record<string, unknown>) => boolean,
-    timeoutMs = 5000,
-  ): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const index = this.messages.findIndex(match);
-      if (index >= 0) return this.messages.splice(index, 1)[0] as Record<string, unknown>;
-      if (Date.now() > deadline) throw new Error(`no matching message; got ${JSON.stringify(this.messages)}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 100);
-      });
-    }
-  }
-
-  close(): void {
-    this.socket.close();
-  }
-}
-
 describe('the live stream', () => {
   it('sends a book snapshot, then consecutive deltas, trades and the user’s own orders, across instances', async () => {
-    const urlA = await listen(a);
-    const urlB = await listen(b);
+    const urlA = await streamUrl(a);
+    const urlB = await streamUrl(b);
     const market = await createMarket(a.app, admin.token, {
       options: [{ label: 'Live', liquidityCents: 20_000 }],
     });
@@ -88,7 +30,7 @@ describe('the live stream', () => {
     const trader = await newUser(a.app);
 
     // Subscriber on instance B; orders go through instance A.
-    const watcher = await Client.open(urlB);
+    const watcher = await StreamTestClient.open(urlB);
     watcher.send({ op: 'subscribe', channel: `book:${optionId}` });
     watcher.send({ op: 'subscribe', channel: `trades:${optionId}` });
     const snapshot = await watcher.next((m) => m.type === 'snapshot');
@@ -97,7 +39,7 @@ describe('the live stream', () => {
     expect((snapshot.asks as { priceCents: number }[])[0]?.priceCents).toBe(51);
     await watcher.next((m) => m.type === 'subscribed');
 
-    const own = await Client.open(`${urlA}?token=${trader.token}`);
+    const own = await StreamTestClient.open(`${urlA}?token=${trader.token}`);
     own.send({ op: 'subscribe', channel: 'user' });
     await own.next((m) => m.type === 'subscribed');
 
@@ -163,10 +105,10 @@ describe('the live stream', () => {
   });
 
   it('refuses the user channel without credentials, bad channels and bad messages', async () => {
-    const url = await listen(a).catch(
+    const url = await streamUrl(a).catch(
       () => `ws://127.0.0.1:${(a.app.server.address() as AddressInfo).port}/api/stream`,
     );
-    const anonymous = await Client.open(url);
+    const anonymous = await StreamTestClient.open(url);
     anonymous.send({ op: 'subscribe', channel: 'user' });
     expect(await anonymous.next((m) => m.type === 'error')).toMatchObject({ code: 'UNAUTHENTICATED' });
     anonymous.send({ op: 'subscribe', channel: 'book:999999' });
