@@ -59,6 +59,14 @@ async function sharedDatabase() {
 
 const env = { WEBHOOK_ALLOW_PRIVATE: 'true', SECRETS_KEY: TEST_SECRETS_KEY };
 
+/** `npm run admin` as a process of its own, on the shared database (`databaseEnv`) with the tests' settings. */
+function adminCli(databaseEnv: Record<string, string | undefined>) {
+  return (...args: string[]) =>
+    run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+      env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', ...env, ...databaseEnv },
+    });
+}
+
 async function appOn(database: Database): Promise<FastifyInstance> {
   const app = await buildApp({ config: testConfig(env), database, redis: null });
   enforceContract(app);
@@ -171,10 +179,7 @@ describe('npm run admin', () => {
 
     await app.close();
     await shared.close();
-    const cli = (...args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
-        env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', ...env, ...shared.env },
-      });
+    const cli = adminCli(shared.env);
     await cli('close', byCli.slug);
     await cli('resolve', byCli.slug, 'Home=YES');
     await cli('settle', byCli.slug);
@@ -200,10 +205,7 @@ describe('npm run admin', () => {
     cleanups.push(() => shared.drop());
     await shared.open();
     await shared.close();
-    const cli = (...args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
-        env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', ...env, ...shared.env },
-      });
+    const cli = adminCli(shared.env);
     const body = {
       slug: 'cup-final-winner',
       title: 'Who wins the cup final?',
@@ -240,10 +242,7 @@ describe('npm run admin', () => {
     // An empty, migrated database, as `npm run migrate` leaves it on PostgreSQL.
     await shared.open();
     await shared.close();
-    const cli = (...args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
-        env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', ...env, ...shared.env },
-      });
+    const cli = adminCli(shared.env);
     expect(JSON.parse((await cli('seed-demo')).stdout)).toEqual({ loaded: 5 });
     const again = await cli('seed-demo').then(
       () => null,
@@ -270,10 +269,7 @@ describe('npm run admin', () => {
     cleanups.push(() => shared.drop());
     await shared.open();
     await shared.close();
-    const cli = (...args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
-        env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', ...env, ...shared.env },
-      });
+    const cli = adminCli(shared.env);
     const body = {
       slug: 'rain-at-lords',
       title: 'Will it rain at Lords?',
@@ -337,19 +333,7 @@ describe('npm run admin', () => {
     expect(confirmed.statusCode, confirmed.body).toBe(200);
     await app.close();
     await shared.close();
-    const cliWith =
-      (extra: Record<string, string>) =>
-      (...args: string[]) =>
-        run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
-          env: {
-            ...process.env,
-            NODE_ENV: 'production',
-            LOG_LEVEL: 'error',
-            ...env,
-            ...shared.env,
-            ...extra,
-          },
-        });
+    const cliWith = (extra: Record<string, string>) => adminCli({ ...shared.env, ...extra });
 
     const next = JSON.parse((await cliWith({})('secrets', 'new-key')).stdout).key as string;
     expect(Buffer.from(next, 'base64')).toHaveLength(32);
