@@ -9,6 +9,7 @@ import { AuditRepository } from '../../src/modules/ledger/audit.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
 import { type Database, openDatabase } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import type { DatabaseTimeouts } from '../../src/platform/db/pool.js';
 import { enforceContract } from './contract.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
@@ -20,8 +21,11 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database for one test file: in-memory PGlite, or a new database on PostgreSQL. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database for one test file: in-memory PGlite, or a new database on PostgreSQL (with `timeouts`,
+ * the bounds its connections set, as the service's configuration would).
+ */
+export async function createTestDatabase(timeouts: Partial<DatabaseTimeouts> = {}): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
     const database = await openDatabase({ url: null, dataDir: null });
     await migrateToLatest(database.db);
@@ -34,7 +38,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), dataDir: null, poolSize: 20 });
+  const database = await openDatabase({ url: url.toString(), dataDir: null, poolSize: 20, timeouts });
   await migrateToLatest(database.db);
   return {
     database,

@@ -8,7 +8,7 @@ import type {
   TradesTable,
 } from '../../platform/db/schema.js';
 import { takenIds } from '../../platform/db/sequences.js';
-import type { Queryable } from '../../platform/db/types.js';
+import { asLockTimeout, type Queryable } from '../../platform/db/types.js';
 import { type DecidedRows, writeDecidedRows } from './batch-statement.js';
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -118,7 +118,18 @@ export class TradingRepository {
   async lockMarkets(db: Queryable, refs: MarketRef[]): Promise<LockedMarket[]> {
     const optionIds = refs.flatMap((ref) => (ref.kind === 'option' ? [ref.optionId] : []));
     const eventIds = refs.flatMap((ref) => (ref.kind === 'event' ? [ref.eventId] : []));
-    const { rows } = await sql<LockedRow>`
+    const { rows } = await this.lockRows(db, optionIds, eventIds);
+    return refs.flatMap((ref) => {
+      const own = rows.filter((row) =>
+        ref.kind === 'option' ? Number(row.id) === ref.optionId : Number(row.event_id) === ref.eventId,
+      );
+      return own.length > 0 ? [lockedMarketOf(ref, own)] : [];
+    });
+  }
+
+  /** The rows of `lockMarkets`, under their locks; a wait past statement_timeout is reported as a lock timeout. */
+  private lockRows(db: Queryable, optionIds: number[], eventIds: number[]) {
+    return sql<LockedRow>`
       SELECT o.id, o.event_id, o.label, o.liquidity_b, o.amm_offset, o.amm_yes_shares, o.amm_no_shares,
         o.pool_yes_shares, o.pool_no_shares, o.last_yes_price, o.book_version, e.status AS event_status, e.closes_at,
         e.slug, e.title, e.exclusive, e.liquidity_b AS event_liquidity_b, now() AS db_now,
@@ -127,13 +138,11 @@ export class TradingRepository {
       FROM options o JOIN events e ON e.id = o.event_id
       WHERE o.id = ANY(${numberArray(optionIds)}::bigint[]) OR o.event_id = ANY(${numberArray(eventIds)}::bigint[])
       ORDER BY o.id
-      FOR UPDATE OF o`.execute(db);
-    return refs.flatMap((ref) => {
-      const own = rows.filter((row) =>
-        ref.kind === 'option' ? Number(row.id) === ref.optionId : Number(row.event_id) === ref.eventId,
-      );
-      return own.length > 0 ? [lockedMarketOf(ref, own)] : [];
-    });
+      FOR UPDATE OF o`
+      .execute(db)
+      .catch((error: unknown) => {
+        throw asLockTimeout(error);
+      });
   }
 
   /**

@@ -69,6 +69,18 @@ export function isLockTimeout(error: unknown): boolean {
 }
 
 /**
+ * A statement that waits on nothing but row locks, cancelled past `statement_timeout` (57014), as the lock timeout
+ * it is: with several transactions queued on one row, each waits up to `lock_timeout` for the row's tuple lock and
+ * again for the holder's, and so may reach the statement's bound first. Any other error is returned as it is.
+ */
+export function asLockTimeout(error: unknown): unknown {
+  if ((error as { code?: string } | null)?.code !== '57014') return error;
+  return Object.assign(new Error('gave up waiting for row locks (statement_timeout)', { cause: error }), {
+    code: '55P03',
+  });
+}
+
+/**
  * True when PostgreSQL ended the transaction to break a deadlock (40P01) or a serialization failure (40001): nothing
  * of it was written, and the same work may simply be tried again.
  */

@@ -2,7 +2,13 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseCondition } from '../../../src/platform/db/types.js';
 import { toErrorResponse } from '../../../src/platform/errors.js';
-import { createTestApp, expectInvariants, TEST_DATABASE_URL } from '../../support/app.js';
+import {
+  createTestApp,
+  createTestDatabase,
+  expectInvariants,
+  TEST_DATABASE_URL,
+  type TestDatabase,
+} from '../../support/app.js';
 import { createMarket, limitOrder } from '../../support/exchange.js';
 import { bearer, newAdmin, newUser, type TestUser } from '../../support/factories.js';
 
@@ -187,5 +193,59 @@ describe.skipIf(!TEST_DATABASE_URL)('database conditions on PostgreSQL', () => {
       expect.arrayContaining(['DATABASE_READ_ONLY', 'DATABASE_DISK_FULL', 'DATABASE_OVERLOADED']),
     );
     expect(lines.filter((line) => (line.level as number) >= 50)).toEqual([]);
+  });
+});
+
+describe.skipIf(!TEST_DATABASE_URL)('an option row others queue on, on PostgreSQL', () => {
+  let t: Awaited<ReturnType<typeof createTestApp>>;
+  let db: TestDatabase;
+  const clients: pg.Client[] = [];
+
+  beforeAll(async () => {
+    // Waits on one lock end at 1 s, the statement at 1.5 s: queued behind a second waiter, both bounds are met.
+    db = await createTestDatabase({ lockMs: 1_000, statementMs: 1_500 });
+    t = await createTestApp({ database: db });
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.end();
+    await expectInvariants(t.database);
+    await t.close();
+    await db.drop();
+  });
+
+  async function connect(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: db.url as string });
+    await client.connect();
+    clients.push(client);
+    return client;
+  }
+
+  it('an order queued behind another waiter past statement_timeout is 503 OPTION_BUSY, then placed', async () => {
+    const operator = await newAdmin(t.app);
+    const market = await createMarket(t.app, operator.token);
+    const optionId = market.options[0]?.id as string;
+    const trader = await newUser(t.app);
+    const order = () =>
+      limitOrder(t.app, trader.token, { optionId, side: 'YES', action: 'BUY', quantity: 1, price: 20 });
+    const [holder, waiter] = [await connect(), await connect()];
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM options WHERE id = $1 FOR UPDATE', [optionId]);
+    // The waiter holds the row's tuple lock while it waits (0.8 s); the order's wait then starts over behind the
+    // holder, and its statement reaches 1.5 s before its second lock_timeout does.
+    await waiter.query("SET lock_timeout = '800ms'");
+    const waited = waiter
+      .query('SELECT id FROM options WHERE id = $1 FOR UPDATE', [optionId])
+      .catch((e) => e);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    const refused = await order();
+    expect(refused.statusCode, refused.body).toBe(503);
+    expect(refused.json()).toMatchObject({ code: 'OPTION_BUSY', details: { retryAfterSeconds: 1 } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+    expect((await waited).code).toBe('55P03');
+    await holder.query('ROLLBACK');
+    expect((await order()).statusCode).toBe(201);
+    const orders = await t.database.db.selectFrom('orders').select('id').execute();
+    expect(orders).toHaveLength(1);
   });
 });
