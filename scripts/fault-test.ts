@@ -67,7 +67,7 @@ const RECOVERY_LIMIT_MS = 2000;
 /** The service's bounds in this run, and the longest a request may take with them. */
 const TIMEOUTS = { acquire: 1000, statement: 2000, lock: 1000, idleInTransaction: 5000 };
 /** How many lock_timeouts the lock fault holds its row for. */
-const LOCK_HOLD_TIMEOUTS = 5;
+const LOCK_HOLD_TIMEOUTS = 6;
 const REQUEST_BOUND_MS = TIMEOUTS.statement + 1000 + TIMEOUTS.acquire + 1500;
 /** The service's documented defaults these faults hold it to. */
 const REDIS_TIMEOUT_MS = 100;
@@ -327,14 +327,18 @@ async function main(): Promise<number> {
       },
       {
         // Long enough for the refusal to show on a loaded machine: a transaction over several markets waits out one
-        // lock_timeout, then the locked market's own transaction a second one, and only then is it refused.
+        // lock_timeout, then the locked market's own transaction a second one, and only then is it refused; and a
+        // transaction queued on the row behind another instance's waits a lock_timeout more for each one ahead.
         name: `an option row locked for ${(LOCK_HOLD_TIMEOUTS * TIMEOUTS.lock) / 1000} s (lock_timeout ${TIMEOUTS.lock / 1000} s)`,
         make: () =>
           direct(async (client) => {
             await client.query('BEGIN');
             await client.query('SELECT id FROM options WHERE id = $1 FOR UPDATE', [lockedOption]);
+            // The load's orders on the locked option are left to chance: one order to each instance makes it sure.
+            const probes = Promise.all(apis.map((_, at) => lockProbe(at, probeToken, lockedOption)));
             await sleep(LOCK_HOLD_TIMEOUTS * TIMEOUTS.lock);
             await client.query('ROLLBACK');
+            lockProbes = await probes;
           }),
       },
       {
@@ -1043,10 +1047,37 @@ async function checkRedisCounters(api: Api, redis: Redis, keyPrefix: string, tok
   failures.push('Redis fault: the rate limit did not count in Redis again after it came back');
 }
 
+/** The answers of the orders sent on the locked option as the lock was taken, one to each instance. */
+let lockProbes: (JsonResponse | null)[] = [];
+
+/** An order on the locked option, sent to instance `at` alone (no failover: each instance must refuse it). */
+function lockProbe(at: number, token: string, optionId: string): Promise<JsonResponse | null> {
+  const body = {
+    optionId,
+    side: 'YES',
+    action: 'BUY',
+    quantity: 1,
+    limitPriceCents: 1,
+    clientOrderId: `lock-${at}`,
+  };
+  return placeOrder(at, token, '/api/limit-orders', body, false);
+}
+
+/**
+ * Every instance refused its order on the locked option with 503 OPTION_BUSY before the lock ended (waits on one row
+ * queue behind each other, each up to lock_timeout, so it may take more than one), and the other options traded.
+ */
 function checkLockFault(seen: Outcome[], lockedOption: string): void {
-  const busy = seen.filter((o) => o.code === 'OPTION_BUSY').length;
+  lockProbes.forEach((response, at) => {
+    const code = (response?.body as { code?: string } | undefined)?.code;
+    if (response?.status !== 503 || code !== 'OPTION_BUSY')
+      failures.push(
+        `lock fault: instance ${at} answered ${response?.status ?? 'nothing'} ${code ?? ''} to an order on option ` +
+          `${lockedOption}, held locked for ${LOCK_HOLD_TIMEOUTS * TIMEOUTS.lock} ms, not 503 OPTION_BUSY`,
+      );
+  });
+  lockProbes = [];
   const placed = seen.filter((o) => o.status === 201).length;
-  if (busy === 0) failures.push(`lock fault: no order on option ${lockedOption} was answered OPTION_BUSY`);
   if (placed === 0) failures.push('lock fault: no order was placed on the other options meanwhile');
 }
 
