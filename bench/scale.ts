@@ -24,7 +24,7 @@ import { type BusyYear, fillBusyYear, SCALE_PASSWORD } from './scale-fill.js';
  * (bench/scale-fill.ts), each figure beside the other.
  *
  * The reads are those a user and a bot make (the list and a search, an event's page, a book, candles, the tape, a
- * trader's positions and portfolio, their fills, orders and feed, the leaderboard, a public profile, the bot's open
+ * trader's positions and portfolio (all at once, and a page), their fills, orders and feed, the leaderboard, a public profile, the bot's open
  * orders and fills), each in turn for `readSeconds` on `connections` keep-alive connections without pipelining, so
  * that the latency is the request's own. The order path is case (a)'s shape (single limit orders, 64 in flight) and
  * case (g)'s (batches of 20, 16 in flight) on a market of its own, by `traders` users registered for it.
@@ -113,6 +113,7 @@ function readPlan(s: Subjects): [string, string, string | null][] {
     ['leaderboard', '/api/leaderboard', null],
     ['a public profile', `/api/users/${s.trader.username}`, null],
     ["trader's positions and portfolio", '/api/positions', s.trader.token],
+    ["trader's positions, a page of 100, and portfolio", '/api/positions?limit=100', s.trader.token],
     ["trader's portfolio history", '/api/me/portfolio-history', s.trader.token],
     ["trader's fills", '/api/me/fills', s.trader.token],
     ["trader's order history", '/api/limit-orders?status=history', s.trader.token],
