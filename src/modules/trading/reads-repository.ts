@@ -52,7 +52,9 @@ export class TradingReadsRepository {
       .select('id')
       .where('user_id', '=', userId)
       // Literals, not parameters: only then does a prepared statement's plan see the partial indexes' predicates.
-      .where(sql<boolean>`status ${sql.raw(open ? 'IN' : 'NOT IN')} (${sql.join(OPEN_STATUSES.map(sql.lit))})`)
+      .where(
+        sql<boolean>`status ${sql.raw(open ? 'IN' : 'NOT IN')} (${sql.join(OPEN_STATUSES.map(sql.lit))})`,
+      )
       .orderBy('id', 'desc')
       .limit(limit + 1);
     if (!open) page = page.where('kind', '=', sql.lit('limit'));
