@@ -69,6 +69,12 @@ const TIMEOUTS = { acquire: 1000, statement: 2000, lock: 1000, idleInTransaction
 /** How many lock_timeouts the lock fault holds its row for. */
 const LOCK_HOLD_TIMEOUTS = 6;
 const REQUEST_BOUND_MS = TIMEOUTS.statement + 1000 + TIMEOUTS.acquire + 1500;
+/**
+ * A fault that the service must be seen to report (read-only, a full disk) lasts its time at least, and longer until
+ * every instance has reported it, up to this many times its time: on a loaded machine, replacing the connections
+ * the fault ended can take most of its time.
+ */
+const CONDITION_WAIT_FACTOR = 3;
 /** The service's documented defaults these faults hold it to. */
 const REDIS_TIMEOUT_MS = 100;
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -240,7 +246,7 @@ async function main(): Promise<number> {
           }),
       },
       {
-        name: `the database read-only for ${downMs / 1000} s (new sessions read-only, the open ones ended), then writable`,
+        name: `the database read-only for ${downMs / 1000} s or more (new sessions read-only, the open ones ended), then writable`,
         dropsListening: true,
         expectCode: 'DATABASE_READ_ONLY',
         make: () =>
@@ -251,20 +257,28 @@ async function main(): Promise<number> {
                 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
                 [databaseName],
               );
-              notes.set('read-only', await readiness('read_only', downMs));
+              const [ready] = await Promise.all([
+                readiness('read_only', downMs),
+                refusalProbes('DATABASE_READ_ONLY', probeToken, probeOption, downMs),
+              ]);
+              notes.set('read-only', ready);
             } finally {
               await client.query(`ALTER DATABASE ${databaseName} RESET default_transaction_read_only`);
             }
           }, adminUrl),
       },
       {
-        name: `the disk full for ${downMs / 1000} s (every write failing with 53100), then space freed`,
+        name: `the disk full for ${downMs / 1000} s or more (every write failing with 53100), then space freed`,
         expectCode: 'DATABASE_DISK_FULL',
         make: () =>
           direct(async (client) => {
             await client.query('UPDATE fault_switch SET disk_full = true');
             try {
-              notes.set('disk full', await readiness('disk_full', downMs));
+              const [ready] = await Promise.all([
+                readiness('disk_full', downMs),
+                refusalProbes('DATABASE_DISK_FULL', probeToken, probeOption, downMs),
+              ]);
+              notes.set('disk full', ready);
             } finally {
               await client.query('UPDATE fault_switch SET disk_full = false');
             }
@@ -504,8 +518,9 @@ function readsP99(seen: Outcome[]): number {
  * Waits (up to `withinMs`) until every instance's /readyz answers 503 naming `reason`; says what it saw. A fault
  * whose instances never say so is a failure.
  */
-async function readiness(reason: string, withinMs: number): Promise<string> {
+async function readiness(reason: string, atLeastMs: number): Promise<string> {
   const started = performance.now();
+  const withinMs = atLeastMs * CONDITION_WAIT_FACTOR;
   const seen = new Set<number>();
   while (seen.size < apis.length && performance.now() - started < withinMs) {
     for (const [i, api] of apis.entries()) {
@@ -514,13 +529,44 @@ async function readiness(reason: string, withinMs: number): Promise<string> {
     }
     await sleep(100);
   }
-  const left = withinMs - (performance.now() - started);
+  const left = atLeastMs - (performance.now() - started);
   if (left > 0) await sleep(left);
   if (seen.size < apis.length) {
-    failures.push(`${phase}: /readyz did not answer 503 "${reason}" on every instance`);
+    failures.push(`${phase}: /readyz did not answer 503 "${reason}" on every instance within ${withinMs} ms`);
     return `/readyz "${reason}" on ${seen.size} of ${apis.length} instances`;
   }
   return `/readyz 503 "${reason}" on every instance`;
+}
+
+/**
+ * While a fault lasts, an order to each instance, again after each answer that is not `code` (a connection the
+ * fault ended is answered DATABASE_UNAVAILABLE until the pool has replaced it), until one is: the fault's own code
+ * is then sure to be seen however few orders the load sends on a slow machine. Each answer is recorded.
+ */
+async function refusalProbes(
+  code: string,
+  token: string,
+  optionId: string,
+  atLeastMs: number,
+): Promise<void> {
+  const started = performance.now();
+  const withinMs = atLeastMs * CONDITION_WAIT_FACTOR;
+  await Promise.all(
+    apis.map(async (_, at) => {
+      for (let n = 0; performance.now() - started < withinMs; n++) {
+        const body = { optionId, side: 'YES', action: 'BUY', quantity: 1, limitPriceCents: 1 };
+        const res = await placeOrder(
+          at,
+          token,
+          '/api/limit-orders',
+          { ...body, clientOrderId: `${code}-${at}-${n}` },
+          false,
+        );
+        if ((res?.body as { code?: string } | undefined)?.code === code) return;
+        await sleep(100);
+      }
+    }),
+  );
 }
 
 /** The cluster to restart, or null: FAULT_RESTART=true and none is found is a failure, said at once. */
