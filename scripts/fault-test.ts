@@ -207,6 +207,8 @@ async function main(): Promise<number> {
     };
     const databaseName = new URL(database.url).pathname.slice(1);
     const lockedOption = optionIds[0] as string;
+    /** The answers of the orders sent on the locked option as the lock was taken, one to each instance. */
+    let lockAnswers: (JsonResponse | null)[] = [];
     const notes = new Map<string, string>();
     /** `dropsListening`: the fault ends the listening connections, so every subscriber must get a fresh snapshot. */
     const faults: {
@@ -349,10 +351,12 @@ async function main(): Promise<number> {
             await client.query('BEGIN');
             await client.query('SELECT id FROM options WHERE id = $1 FOR UPDATE', [lockedOption]);
             // The load's orders on the locked option are left to chance: one order to each instance makes it sure.
-            const probes = Promise.all(apis.map((_, at) => lockProbe(at, probeToken, lockedOption)));
+            const probes = Promise.all(
+              apis.map((_, at) => probeOrder(at, probeToken, lockedOption, `lock-${at}`)),
+            );
             await sleep(LOCK_HOLD_TIMEOUTS * TIMEOUTS.lock);
             await client.query('ROLLBACK');
-            lockProbes = await probes;
+            lockAnswers = await probes;
           }),
       },
       {
@@ -430,7 +434,7 @@ async function main(): Promise<number> {
       if (fault.expectCode && !seen.some((o) => o.code === fault.expectCode))
         failures.push(`${fault.name}: no request was answered ${fault.expectCode}`);
       if (fault.redisOnly) await checkRedisCounters(apis[0] as Api, redis, keyPrefix, probeToken);
-      if (fault.name.startsWith('an option row locked')) checkLockFault(seen, lockedOption);
+      if (fault.name.startsWith('an option row locked')) checkLockFault(seen, lockedOption, lockAnswers);
       if (fault.name.startsWith('PostgreSQL refusing')) {
         const notReady = seen.filter((o) => o.path === '/readyz' && o.status === 503);
         if (notReady.length === 0) failures.push(`${fault.name}: /readyz never answered 503`);
@@ -554,14 +558,7 @@ async function refusalProbes(
   await Promise.all(
     apis.map(async (_, at) => {
       for (let n = 0; performance.now() - started < withinMs; n++) {
-        const body = { optionId, side: 'YES', action: 'BUY', quantity: 1, limitPriceCents: 1 };
-        const res = await placeOrder(
-          at,
-          token,
-          '/api/limit-orders',
-          { ...body, clientOrderId: `${code}-${at}-${n}` },
-          false,
-        );
+        const res = await probeOrder(at, token, optionId, `${code}-${at}-${n}`);
         if ((res?.body as { code?: string } | undefined)?.code === code) return;
         await sleep(100);
       }
@@ -911,20 +908,7 @@ async function recover(token: string, optionId: string): Promise<number | null> 
         const sentAt = performance.now();
         const [ready, order] = await Promise.all([
           send(at, 'GET', '/readyz', {}, false),
-          placeOrder(
-            at,
-            token,
-            '/api/limit-orders',
-            {
-              optionId,
-              side: 'YES',
-              action: 'BUY',
-              quantity: 1,
-              limitPriceCents: 1,
-              clientOrderId: `probe-${sequence++}`,
-            },
-            false,
-          ),
+          probeOrder(at, token, optionId, `probe-${sequence++}`),
         ]);
         if (ready?.status === 200 && order?.status === 201) return sentAt - started;
         await sleep(50);
@@ -1037,11 +1021,7 @@ type Direct = <T>(use: (client: pg.Client) => Promise<T>, url?: string) => Promi
 
 /** A probe's limit order placed after a fault and made due at once, for the expiry job to expire; null if refused. */
 async function dueOrder(token: string, optionId: string, direct: Direct): Promise<string | null> {
-  const body = { optionId, side: 'YES', action: 'BUY', quantity: 1, limitPriceCents: 1, expiresInHours: 1 };
-  const response = await placeOrder(0, token, '/api/limit-orders', {
-    ...body,
-    clientOrderId: `expiry-${sequence++}`,
-  });
+  const response = await probeOrder(0, token, optionId, `expiry-${sequence++}`, { expiresInHours: 1 }, true);
   if (response?.status !== 201) return null;
   const id = (response.body as { id: string }).id;
   await direct((client) =>
@@ -1093,28 +1073,36 @@ async function checkRedisCounters(api: Api, redis: Redis, keyPrefix: string, tok
   failures.push('Redis fault: the rate limit did not count in Redis again after it came back');
 }
 
-/** The answers of the orders sent on the locked option as the lock was taken, one to each instance. */
-let lockProbes: (JsonResponse | null)[] = [];
-
-/** An order on the locked option, sent to instance `at` alone (no failover: each instance must refuse it). */
-function lockProbe(at: number, token: string, optionId: string): Promise<JsonResponse | null> {
+/**
+ * A bid of 1 share at 1¢ (it rests, and never trades with the load's prices), sent to instance `at` (alone, unless
+ * `failover`: a probe of each instance must be answered by that instance); `extra` adds to the order.
+ */
+function probeOrder(
+  at: number,
+  token: string,
+  optionId: string,
+  clientOrderId: string,
+  extra: Record<string, unknown> = {},
+  failover = false,
+): Promise<JsonResponse | null> {
   const body = {
     optionId,
     side: 'YES',
     action: 'BUY',
     quantity: 1,
     limitPriceCents: 1,
-    clientOrderId: `lock-${at}`,
+    clientOrderId,
+    ...extra,
   };
-  return placeOrder(at, token, '/api/limit-orders', body, false);
+  return placeOrder(at, token, '/api/limit-orders', body, failover);
 }
 
 /**
  * Every instance refused its order on the locked option with 503 OPTION_BUSY before the lock ended (waits on one row
  * queue behind each other, each up to lock_timeout, so it may take more than one), and the other options traded.
  */
-function checkLockFault(seen: Outcome[], lockedOption: string): void {
-  lockProbes.forEach((response, at) => {
+function checkLockFault(seen: Outcome[], lockedOption: string, probes: (JsonResponse | null)[]): void {
+  probes.forEach((response, at) => {
     const code = (response?.body as { code?: string } | undefined)?.code;
     if (response?.status !== 503 || code !== 'OPTION_BUSY')
       failures.push(
@@ -1122,7 +1110,6 @@ function checkLockFault(seen: Outcome[], lockedOption: string): void {
           `${lockedOption}, held locked for ${LOCK_HOLD_TIMEOUTS * TIMEOUTS.lock} ms, not 503 OPTION_BUSY`,
       );
   });
-  lockProbes = [];
   const placed = seen.filter((o) => o.status === 201).length;
   if (placed === 0) failures.push('lock fault: no order was placed on the other options meanwhile');
 }
