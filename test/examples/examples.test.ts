@@ -403,15 +403,17 @@ describe('the examples against a live service', () => {
     const resting = await ordersOf(bot.token, 'open', optionId);
     expect(resting).toHaveLength(6);
 
-    // SIGKILL: nothing of the bot is left to cancel; its switch does, once its last heartbeat is 5 s old.
+    // SIGKILL: nothing of the bot is left to cancel; its switch does, once its last heartbeat is 5 s old. The switch
+    // records that it went off once its cancels have committed, a moment after the orders are seen gone.
     maker.child.kill('SIGKILL');
     const killedAt = Date.now();
     await maker.exited;
-    await until('the switch to cancel the orders', async () =>
-      (await ordersOf(bot.token, 'open', optionId)).length === 0 ? true : undefined,
-    );
+    const fired = await until('the switch to cancel the orders and disarm', async () => {
+      if ((await ordersOf(bot.token, 'open', optionId)).length > 0) return undefined;
+      const view = await heartbeatOf(bot.apiKey);
+      return view.armed ? undefined : view;
+    });
     expect(Date.now() - killedAt).toBeLessThan(6_000 + 500);
-    const fired = await heartbeatOf(bot.apiKey);
     expect(fired).toMatchObject({ armed: false, cancelledOrders: 6 });
     const lapse = Date.parse(fired.firedAt!) - (Date.parse(fired.lastBeatAt!) + 5_000);
     expect(lapse).toBeGreaterThanOrEqual(0);
