@@ -62,16 +62,17 @@ async function seedTrades(serverUrl: string, databaseUrl: string): Promise<strin
             now() - make_interval(secs => i * ${SPACING_SECONDS})
           FROM generate_series(${from}::int, ${to}::int, -1) AS i
           RETURNING yes_price, quantity, created_at`.execute(trx);
-        await data.recordFills(
-          trx,
-          Number(optionId),
-          rows.map((row) => ({
-            yesPriceCents: row.yes_price,
-            quantity: Number(row.quantity),
-            takerSide: 'YES' as const,
-            at: row.created_at.toISOString(),
-          })),
-        );
+        await data.recordFills(trx, [
+          {
+            optionId: Number(optionId),
+            fills: rows.map((row) => ({
+              yesPriceCents: row.yes_price,
+              quantity: Number(row.quantity),
+              takerSide: 'YES' as const,
+              at: row.created_at.toISOString(),
+            })),
+          },
+        ]);
       });
     }
     return optionId as string;

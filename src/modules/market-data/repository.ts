@@ -62,21 +62,24 @@ const PUBLIC = sql`e.status <> 'draft'`;
 
 /** Market data: candles, tickers, the public tape, and a trader's fills, settlements and history. */
 export class MarketDataRepository {
-  /** Adds a committed change's candles to the stored ones (inside its transaction, under the option's lock). */
+  /**
+   * Adds a transaction's candles, of every option it changed, to the stored ones in one statement (inside the
+   * transaction, under the options' locks). One candle per option, interval and bucket.
+   */
   async recordCandles(
     db: Queryable,
-    optionId: number,
-    candles: { interval: Interval; row: CandleRow }[],
+    candles: { optionId: number; interval: Interval; row: CandleRow }[],
   ): Promise<void> {
     if (candles.length === 0) return;
     const col = <K extends keyof CandleRow>(key: K) => candles.map((c) => c.row[key]);
     await sql`
       INSERT INTO candles AS c (option_id, interval, bucket, open, high, low, close, volume_shares, volume_cents)
-      SELECT ${optionId}::bigint, v.interval, to_timestamp(v.bucket / 1000.0), v.open, v.high, v.low, v.close,
+      SELECT v.option_id, v.interval, to_timestamp(v.bucket / 1000.0), v.open, v.high, v.low, v.close,
         v.volume_shares, v.volume_cents
-      FROM unnest(${candles.map((c) => c.interval)}::text[], ${col('bucket')}::float8[], ${col('open')}::int[],
-        ${col('high')}::int[], ${col('low')}::int[], ${col('close')}::int[], ${col('volumeShares')}::bigint[],
-        ${col('volumeCents')}::bigint[]) AS v(interval, bucket, open, high, low, close, volume_shares, volume_cents)
+      FROM unnest(${candles.map((c) => c.optionId)}::bigint[], ${candles.map((c) => c.interval)}::text[],
+        ${col('bucket')}::float8[], ${col('open')}::int[], ${col('high')}::int[], ${col('low')}::int[],
+        ${col('close')}::int[], ${col('volumeShares')}::bigint[], ${col('volumeCents')}::bigint[])
+        AS v(option_id, interval, bucket, open, high, low, close, volume_shares, volume_cents)
       ON CONFLICT (option_id, interval, bucket) DO UPDATE SET high = greatest(c.high, excluded.high),
         low = least(c.low, excluded.low), close = excluded.close,
         volume_shares = c.volume_shares + excluded.volume_shares,

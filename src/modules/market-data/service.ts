@@ -52,19 +52,32 @@ export class MarketDataService {
   /** Candles follow every committed change with fills, in its own transaction: a rolled-back trade leaves none. */
   attach(trading: TradingService): void {
     trading.onBookChanged(async (trx, changes) => {
-      for (const change of changes) await this.recordFills(trx, change.optionId, change.fills);
+      await this.recordFills(trx, changes);
     });
   }
 
-  /** Adds the fills of one committed change (in the order they were made) to the option's candles. */
+  /**
+   * Adds the fills of a transaction's changes to their options' candles, in one statement: each option's fills in
+   * the order they were made (a change after another of the same option follows it).
+   */
   async recordFills(
     trx: Tx,
-    optionId: number,
-    fills: { yesPriceCents: number; quantity: number; takerSide: Side; at: string }[],
+    changes: {
+      optionId: number;
+      fills: { yesPriceCents: number; quantity: number; takerSide: Side; at: string }[];
+    }[],
   ): Promise<void> {
-    if (fills.length === 0) return;
-    const executions: CandleFill[] = fills.map((fill) => ({ ...fill, at: Date.parse(fill.at) }));
-    await this.data.recordCandles(trx, optionId, candlesOf(executions));
+    const byOption = new Map<number, CandleFill[]>();
+    for (const { optionId, fills } of changes) {
+      if (fills.length === 0) continue;
+      const executions = byOption.get(optionId) ?? [];
+      for (const fill of fills) executions.push({ ...fill, at: Date.parse(fill.at) });
+      byOption.set(optionId, executions);
+    }
+    const candles = [...byOption].flatMap(([optionId, executions]) =>
+      candlesOf(executions).map((candle) => ({ optionId, ...candle })),
+    );
+    await this.data.recordCandles(trx, candles);
   }
 
   /**

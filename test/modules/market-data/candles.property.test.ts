@@ -161,7 +161,7 @@ describe('candles', () => {
     await expectInvariants(t.database);
   });
 
-  it('equal the recomputed candles when the trades cross minute, hour, 6-hour and day boundaries', async () => {
+  it('equal the recomputed candles when the trades cross minute, hour, 6-hour and day boundaries, two options written in shared transactions', async () => {
     const gap = fc.oneof(
       fc.constantFrom(0, 1, 999, 59_999, 60_000, 60_001, 299_999, 900_000, 3_599_999, 3_600_000, 3_600_001),
       fc.integer({ min: 0, max: 900_000 }),
@@ -173,44 +173,71 @@ describe('candles', () => {
       takerSide: fc.constantFrom('YES' as const, 'NO' as const),
       // Executions of one committed change share its time; a new change starts at a gap.
       sameChange: fc.boolean(),
+      // Which of the event's two options it trades; a transaction writes the changes of every option it touched,
+      // one option's changes possibly twice (an option's fills of one time in one change).
+      second: fc.boolean(),
+      sameTransaction: fc.boolean(),
     });
     // Two hours before a UTC midnight ten days ago: the sequences cross minutes, hours, a 6-hour bound and a day.
     const start = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 10 * 86_400_000 - 2 * 3_600_000;
     await fc.assert(
-      fc.asyncProperty(fc.array(execution, { minLength: 1, maxLength: 15 }), async (drafts) => {
-        const event = await insertEvent(t.database);
-        const optionId = event.options[0]?.id as number;
-        const executions: Execution[] = [];
+      fc.asyncProperty(fc.array(execution, { minLength: 1, maxLength: 20 }), async (drafts) => {
+        const event = await insertEvent(t.database, { options: ['First', 'Second'] });
+        const optionIds = [event.options[0]?.id as number, event.options[1]?.id as number];
+        const executions: (Execution & { optionId: number })[] = [];
         let at = start + (drafts[0]?.gap ?? 0);
         drafts.forEach((draft, index) => {
           if (index > 0 && !draft.sameChange) at += draft.gap;
-          executions.push({ ...draft, id: index + 1, at });
+          executions.push({
+            ...draft,
+            id: index + 1,
+            at,
+            optionId: optionIds[draft.second ? 1 : 0] as number,
+          });
         });
-        const changes = new Map<number, Execution[]>();
-        for (const e of executions) changes.set(e.at, [...(changes.get(e.at) ?? []), e]);
-        for (const fills of changes.values()) {
+        type Change = { optionId: number; at: number; fills: Execution[] };
+        const transactions: Change[][] = [];
+        executions.forEach((e, index) => {
+          if (index === 0 || !drafts[index]?.sameTransaction) transactions.push([]);
+          const changes = transactions[transactions.length - 1] as Change[];
+          const last = changes[changes.length - 1];
+          if (last?.optionId === e.optionId && last.at === e.at) last.fills.push(e);
+          else changes.push({ optionId: e.optionId, at: e.at, fills: [e] });
+        });
+        for (const changes of transactions) {
           await t.database.db.transaction().execute((trx) =>
             t.app.services.marketData.recordFills(
               trx,
-              optionId,
-              fills.map((f) => ({ ...f, at: new Date(f.at).toISOString() })),
+              changes.map(({ optionId, fills }) => ({
+                optionId,
+                fills: fills.map((f) => ({ ...f, at: new Date(f.at).toISOString() })),
+              })),
             ),
           );
         }
-        const last = executions[executions.length - 1]?.at as number;
-        for (const interval of INTERVALS) {
-          const width = WIDTH[interval];
-          const from = Math.floor(start / width) * width - width;
-          const to = Math.floor(last / width) * width + 3 * width;
-          expect(await candlesOf(t, optionId, interval, from, to)).toEqual(
-            expectedCandles(executions, interval, from, to),
-          );
-          // A range starting after the first trades opens at the close before it.
-          const middle = executions[Math.floor(executions.length / 2)]?.at as number;
-          const later = Math.floor(middle / width) * width + width;
-          expect(await candlesOf(t, optionId, interval, later, to)).toEqual(
-            expectedCandles(executions, interval, later, to),
-          );
+        for (const optionId of optionIds) {
+          const own = executions.filter((e) => e.optionId === optionId);
+          const last = own[own.length - 1]?.at;
+          if (last === undefined) {
+            expect(await candlesOf(t, optionId, '1d', start - 86_400_000, start + 2 * 86_400_000)).toEqual(
+              [],
+            );
+            continue;
+          }
+          for (const interval of INTERVALS) {
+            const width = WIDTH[interval];
+            const from = Math.floor(start / width) * width - width;
+            const to = Math.floor(last / width) * width + 3 * width;
+            expect(await candlesOf(t, optionId, interval, from, to)).toEqual(
+              expectedCandles(own, interval, from, to),
+            );
+            // A range starting after the first trades opens at the close before it.
+            const middle = own[Math.floor(own.length / 2)]?.at as number;
+            const later = Math.floor(middle / width) * width + width;
+            expect(await candlesOf(t, optionId, interval, later, to)).toEqual(
+              expectedCandles(own, interval, later, to),
+            );
+          }
         }
       }),
       { numRuns: 25, endOnFailure: true },
