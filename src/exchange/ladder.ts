@@ -87,13 +87,28 @@ export function houseQuotes(house: AmmState | null): Map<LevelKey, number> {
   return quotes;
 }
 
-/** The levels where the house quote differs between two states of the maker. */
+/** The levels where the house quote differs between two states of the maker (in no particular order). */
 export function houseMoves(before: AmmState | null, after: AmmState | null): LevelKey[] {
-  const was = houseQuotes(before);
-  const is = houseQuotes(after);
+  if (before === after || (before && after && sameMaker(before, after))) return [];
   const moved: LevelKey[] = [];
-  for (const key of new Set([...was.keys(), ...is.keys()])) if (was.get(key) !== is.get(key)) moved.push(key);
+  for (let price = MIN_PRICE; price <= MAX_PRICE; price++) {
+    if (houseQuantityAt(before, 'bid', price) !== houseQuantityAt(after, 'bid', price))
+      moved.push(levelKey('bid', price));
+    if (houseQuantityAt(before, 'ask', price) !== houseQuantityAt(after, 'ask', price))
+      moved.push(levelKey('ask', price));
+  }
   return moved;
+}
+
+/** Two states of the maker that quote the same ladder. */
+function sameMaker(a: AmmState, b: AmmState): boolean {
+  return (
+    a.liquidityCents === b.liquidityCents &&
+    a.offset === b.offset &&
+    a.yesShares === b.yesShares &&
+    a.noShares === b.noShares &&
+    (a.shift ?? 0) === (b.shift ?? 0)
+  );
 }
 
 /** Aggregated resting levels from rows such as a database read returns. */
