@@ -48,6 +48,7 @@ import { ShuttingDownError } from './platform/errors.js';
 import { carriesSecrets, ErrorBody } from './platform/http.js';
 import { createMetrics, type Metrics, metricsPlugin } from './platform/metrics.js';
 import { rateLimitPlugin } from './platform/rate-limit.js';
+import { buildSerializer } from './platform/serialization.js';
 import { installValidators } from './platform/validation.js';
 import { createServices, type Services } from './services.js';
 
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // Answered by the hook below instead, in the documented shape, with Retry-After and the rate-limit headers.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);
