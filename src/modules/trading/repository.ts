@@ -291,16 +291,23 @@ export class TradingRepository {
     return query.execute();
   }
 
-  /** Locks the positions of these holders in these options (creating none). */
-  lockPositions(db: Queryable, optionIds: number[], userIds: number[]): Promise<PositionRow[]> {
-    if (userIds.length === 0 || optionIds.length === 0) return Promise.resolve([]);
+  /**
+   * Locks the positions (both sides) of these holders in these options, each pair its own (creating none): not every
+   * holder's in every option named, which would lock the positions of makers in markets they did not trade here.
+   */
+  lockPositions(db: Queryable, holdings: { userId: number; optionId: number }[]): Promise<PositionRow[]> {
+    if (holdings.length === 0) return Promise.resolve([]);
+    const pairs = new Map(holdings.map((h) => [`${h.userId}:${h.optionId}`, h]));
+    const optionIds = [...pairs.values()].map((h) => h.optionId);
+    const userIds = [...pairs.values()].map((h) => h.userId);
     return (
       db
         .selectFrom('positions')
         .selectAll()
-        // One array parameter each, not a list: the same text for every batch, so it is prepared once.
-        .where('option_id', '=', sql<number>`ANY(${optionIds}::bigint[])`)
-        .where('user_id', '=', sql<number>`ANY(${userIds}::bigint[])`)
+        // Two array parameters: the same text for every batch, so it is prepared once.
+        .where(
+          sql<boolean>`(option_id, user_id) IN (SELECT * FROM unnest(${optionIds}::bigint[], ${userIds}::bigint[]))`,
+        )
         .orderBy('id')
         .forUpdate()
         .execute()

@@ -141,11 +141,7 @@ async function lockPositions(
     positions.set(positionKey(userId, optionId, 'YES'), EMPTY_POSITION);
     positions.set(positionKey(userId, optionId, 'NO'), EMPTY_POSITION);
   }
-  const rows = await trading.lockPositions(
-    trx,
-    [...new Set(wanted.map((w) => w.optionId))],
-    [...new Set(wanted.map((w) => w.userId))],
-  );
+  const rows = await trading.lockPositions(trx, wanted);
   for (const row of rows) {
     const key = positionKey(row.user_id, row.option_id, row.side);
     if (positions.has(key)) positions.set(key, positionStateOf(row));

@@ -45,11 +45,7 @@ export async function readAhead(
   );
   const count = (key: 'fills' | 'trades') => changed.reduce((sum, d) => sum + d.decision[key].length, 0);
   const [positions, ids, reads] = await sideBySide([
-    trading.lockPositions(
-      trx,
-      [...new Set(unread.map((p) => p.optionId))],
-      [...new Set(unread.map((p) => p.userId))],
-    ),
+    trading.lockPositions(trx, unread),
     trading.takeFillAndTradeIds(trx, count('fills'), count('trades')),
     listenerReads(),
   ] as const);
