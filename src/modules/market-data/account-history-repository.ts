@@ -146,13 +146,32 @@ export class AccountHistoryRepository {
 
   /** A trader's holdings now (settled ones included, at zero), with how each option resolved and when. */
   async holdings(db: Queryable, userId: number) {
-    return db
-      .selectFrom('positions as p')
-      .innerJoin('options as o', 'o.id', 'p.option_id')
-      .innerJoin('events as e', 'e.id', 'o.event_id')
-      .select(['p.option_id', 'p.side', 'p.quantity', 'o.resolution', 'o.yes_payout_cents', 'e.resolved_at'])
-      .where('p.user_id', '=', userId)
-      .execute();
+    return (
+      db
+        .selectFrom('positions as p')
+        // Each holding's option by its key (see TradingReadsRepository.holdingGroups).
+        .innerJoinLateral(
+          (eb) =>
+            eb
+              .selectFrom('options as o')
+              .innerJoin('events as e', 'e.id', 'o.event_id')
+              .select(['o.resolution', 'o.yes_payout_cents', 'e.resolved_at'])
+              .whereRef('o.id', '=', 'p.option_id')
+              .limit(1)
+              .as('o'),
+          (join) => join.onTrue(),
+        )
+        .select([
+          'p.option_id',
+          'p.side',
+          'p.quantity',
+          'o.resolution',
+          'o.yes_payout_cents',
+          'o.resolved_at',
+        ])
+        .where('p.user_id', '=', userId)
+        .execute()
+    );
   }
 
   /**

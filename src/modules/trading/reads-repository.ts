@@ -108,18 +108,37 @@ export class TradingReadsRepository {
   positionsOf(db: Queryable, userId: number, page: PositionsPage = { limit: null, after: null }) {
     let query = db
       .selectFrom('positions as p')
-      .innerJoin('options as op', 'op.id', 'p.option_id')
-      .innerJoin('events as e', 'e.id', 'op.event_id')
+      .innerJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('options as op')
+            .innerJoin('events as e', 'e.id', 'op.event_id')
+            .select([
+              'e.slug as event_slug',
+              'e.title as event_title',
+              'e.status as event_status',
+              'op.label as option_label',
+              'op.last_yes_price',
+              'op.resolution',
+              'op.yes_payout_cents',
+              conversionYesPriceOf('op').as('conversion_yes_price'),
+            ])
+            .whereRef('op.id', '=', 'p.option_id')
+            // Each holding's option by its key (see holdingGroups).
+            .limit(1)
+            .as('o'),
+        (join) => join.onTrue(),
+      )
       .selectAll('p')
       .select([
-        'e.slug as event_slug',
-        'e.title as event_title',
-        'e.status as event_status',
-        'op.label as option_label',
-        'op.last_yes_price',
-        'op.resolution',
-        'op.yes_payout_cents',
-        conversionYesPriceOf('op').as('conversion_yes_price'),
+        'o.event_slug',
+        'o.event_title',
+        'o.event_status',
+        'o.option_label',
+        'o.last_yes_price',
+        'o.resolution',
+        'o.yes_payout_cents',
+        'o.conversion_yes_price',
       ])
       .where('p.user_id', '=', userId)
       .where('p.quantity', '>', 0)
@@ -153,7 +172,10 @@ export class TradingReadsRepository {
       FROM (
         SELECT p.side, p.quantity, p.cost_cents, op.last_yes_price, op.resolution, op.yes_payout_cents,
           ${conversionYesPriceOf('op')} AS conversion_yes_price
-        FROM positions p JOIN options op ON op.id = p.option_id
+        FROM positions p
+        -- Each holding's option by its key, LIMIT 1 keeping the planner from it: joined plainly, a trader with a
+        -- thousand positions had every option of the catalogue read and hashed (19 ms of 20 with 50,000 options).
+        CROSS JOIN LATERAL (SELECT * FROM options o WHERE o.id = p.option_id LIMIT 1) op
         WHERE p.user_id = ${userId} AND p.quantity > 0
       ) held
       GROUP BY 1, 2, 3, 4, 5`.execute(db);
