@@ -161,14 +161,8 @@ export class AccountHistoryRepository {
               .as('o'),
           (join) => join.onTrue(),
         )
-        .select([
-          'p.option_id',
-          'p.side',
-          'p.quantity',
-          'o.resolution',
-          'o.yes_payout_cents',
-          'o.resolved_at',
-        ])
+        .select(['p.option_id', 'p.side', 'p.quantity'])
+        .selectAll('o')
         .where('p.user_id', '=', userId)
         .execute()
     );

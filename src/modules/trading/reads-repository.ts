@@ -129,17 +129,7 @@ export class TradingReadsRepository {
             .as('o'),
         (join) => join.onTrue(),
       )
-      .selectAll('p')
-      .select([
-        'o.event_slug',
-        'o.event_title',
-        'o.event_status',
-        'o.option_label',
-        'o.last_yes_price',
-        'o.resolution',
-        'o.yes_payout_cents',
-        'o.conversion_yes_price',
-      ])
+      .selectAll(['p', 'o'])
       .where('p.user_id', '=', userId)
       .where('p.quantity', '>', 0)
       .orderBy('p.option_id')

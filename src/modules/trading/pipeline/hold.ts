@@ -142,10 +142,8 @@ async function lockPositions(
     positions.set(positionKey(userId, optionId, 'NO'), EMPTY_POSITION);
   }
   const rows = await trading.lockPositions(trx, wanted);
-  for (const row of rows) {
-    const key = positionKey(row.user_id, row.option_id, row.side);
-    if (positions.has(key)) positions.set(key, positionStateOf(row));
-  }
+  for (const row of rows)
+    positions.set(positionKey(row.user_id, row.option_id, row.side), positionStateOf(row));
   return positions;
 }
 
